@@ -1,0 +1,278 @@
+//! The legacy (core/v1) correlator: aggregate, then dedup, then filter, as
+//! client-go's `EventCorrelator.EventCorrelate` does, with time passed in.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::aggregator::{Aggregation, Aggregator, COMBINED_PREFIX};
+use crate::dedup::{Dedup, LogEntry, Seen};
+use crate::error::OptionsError;
+use crate::event::{Event, ObjectMeta};
+use crate::key::{KeyKind, KeyRef, SpamKeyFields};
+use crate::name::raw_event_name;
+use crate::options::Options;
+use crate::patch::LegacyPatch;
+use crate::spam_filter::SpamFilter;
+use crate::time::Timestamp;
+use crate::token_bucket::{Rate, Take};
+use crate::why::{Rule, Why};
+
+/// The two clock readings client-go takes per event: the aggregator's, then
+/// the spam filter's. Replays use one instant for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instants {
+    /// The aggregator's `now`: window arithmetic and combined-event stamps.
+    pub aggregator: Timestamp,
+    /// The spam filter's `now`: token refill.
+    pub filter: Timestamp,
+}
+
+impl From<Timestamp> for Instants {
+    fn from(now: Timestamp) -> Self {
+        Instants {
+            aggregator: now,
+            filter: now,
+        }
+    }
+}
+
+/// What the correlator decided for one event.
+#[derive(Debug)]
+pub enum Correlation<'e> {
+    /// Write `event`: patch it with `patch` when set, otherwise create it.
+    Write {
+        /// The event to write (a combined event when aggregated).
+        event: Event,
+        /// The patch for a repeat.
+        patch: Option<LegacyPatch>,
+        /// Why.
+        why: Why<KeyRef<'e>>,
+    },
+    /// Do not write: the spam filter denied it. Its count still went up.
+    Skip {
+        /// The event that would have been written, when detail was asked for.
+        event: Option<Event>,
+        /// Why.
+        why: Why<KeyRef<'e>>,
+    },
+}
+
+/// Entries in each of the legacy caches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheSizes {
+    /// Aggregation groups.
+    pub aggregator: u32,
+    /// Counted events.
+    pub logger: u32,
+    /// Spam buckets.
+    pub spam_filter: u32,
+}
+
+/// client-go's `EventCorrelator`: three LRUs and the rules between them.
+#[derive(Debug)]
+pub struct Correlator {
+    pub(crate) aggregator: Aggregator,
+    pub(crate) dedup: Dedup,
+    pub(crate) spam: SpamFilter,
+    spam_key: SpamKeyFields,
+    agg_key: Vec<u8>,
+    log_key: Vec<u8>,
+    spam_buf: Vec<u8>,
+}
+
+impl Correlator {
+    /// A correlator with empty caches.
+    pub fn new(options: &Options) -> Result<Self, OptionsError> {
+        options.validate()?;
+        let size = options.lru_cache_size;
+        Ok(Correlator {
+            aggregator: Aggregator::new(size, options.max_events, options.max_interval_seconds),
+            dedup: Dedup::new(size),
+            spam: SpamFilter::new(size, Rate::new(options.qps, options.burst)),
+            spam_key: options.spam_key,
+            agg_key: Vec::with_capacity(256),
+            log_key: Vec::with_capacity(256),
+            spam_buf: Vec::with_capacity(256),
+        })
+    }
+
+    /// Correlates `event` observed at `now`. A skipped event carries no
+    /// copy of the event, so a dropped repeat allocates nothing.
+    ///
+    /// ```
+    /// use hush_core::{Correlation, Correlator, Event, Options, Timestamp};
+    /// let mut c = Correlator::new(&Options::default()).unwrap();
+    /// let mut e = Event::default();
+    /// e.metadata.name = "p.1".into();
+    /// e.involved_object.name = "p".into();
+    /// e.type_ = "Warning".into();
+    /// e.count = 1;
+    /// let now = Timestamp::from_secs(1_700_000_000);
+    /// assert!(matches!(c.correlate(&e, now), Correlation::Write { patch: None, .. }));
+    /// match c.correlate(&e, now) {
+    ///     Correlation::Write { event, patch: Some(p), .. } => assert_eq!((event.count, p.count), (2, 2)),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// ```
+    pub fn correlate<'e>(&mut self, event: &'e Event, now: Timestamp) -> Correlation<'e> {
+        self.correlate_with(event, now.into(), false)
+    }
+
+    /// Correlates with client-go's two clock readings; with `detail`, a
+    /// skipped event carries the event that would have been written.
+    pub fn correlate_with<'e>(
+        &mut self,
+        event: &'e Event,
+        at: Instants,
+        detail: bool,
+    ) -> Correlation<'e> {
+        let group = KeyRef::of(event, KeyKind::Aggregate);
+        group.encode_into(&mut self.agg_key);
+        let aggregation = self
+            .aggregator
+            .aggregate(&self.agg_key, &event.message, at.aggregator);
+        let distinct_messages = match aggregation {
+            Aggregation::Unchanged => None,
+            Aggregation::Aggregated { distinct_messages } => Some(distinct_messages),
+        };
+        let aggregated = distinct_messages.is_some();
+
+        let key = if aggregated {
+            self.log_key.clone_from(&self.agg_key);
+            group
+        } else {
+            let key = KeyRef::of(event, KeyKind::Event);
+            key.encode_into(&mut self.log_key);
+            key
+        };
+        let seen = self.dedup.observe(&self.log_key, || {
+            if aggregated {
+                LogEntry {
+                    count: 1,
+                    first_timestamp: Some(at.aggregator),
+                    name: raw_event_name(&event.involved_object.name, at.aggregator.nanos()),
+                    resource_version: String::new(),
+                }
+            } else {
+                LogEntry {
+                    count: event.count,
+                    first_timestamp: event.first_timestamp,
+                    name: event.metadata.name.clone(),
+                    resource_version: event.metadata.resource_version.clone(),
+                }
+            }
+        });
+
+        let spam_key = KeyRef::of(event, KeyKind::Spam(self.spam_key));
+        spam_key.encode_into(&mut self.spam_buf);
+        let take = self.spam.check(&self.spam_buf, at.filter);
+
+        let count = match seen {
+            Seen::Again { count } => count,
+            Seen::First if aggregated => 1,
+            Seen::First => event.count,
+        };
+        let mut why = Why {
+            rule: match (aggregated, seen) {
+                (true, _) => Rule::Aggregated,
+                (false, Seen::Again { .. }) => Rule::Repeat,
+                (false, Seen::First) => Rule::FirstSeen,
+            },
+            key,
+            count,
+            distinct_messages,
+            spam_key: None,
+            tokens: None,
+        };
+        if let Take::Denied { available } = take {
+            why.rule = Rule::SpamFiltered;
+            why.spam_key = Some(spam_key);
+            why.tokens = Some(available);
+            let event = detail.then(|| self.observed(event, aggregated, seen, at.aggregator));
+            return Correlation::Skip { event, why };
+        }
+        let observed = self.observed(event, aggregated, seen, at.aggregator);
+        let patch = matches!(seen, Seen::Again { .. }).then(|| LegacyPatch {
+            count: observed.count,
+            last_timestamp: observed.last_timestamp,
+            message: observed.message.clone(),
+        });
+        Correlation::Write {
+            event: observed,
+            patch,
+            why,
+        }
+    }
+
+    /// The event as `eventObserve` returns it: the input (or the combined
+    /// event), with the cached name, resource version and first timestamp
+    /// of a repeat.
+    fn observed(&self, event: &Event, aggregated: bool, seen: Seen, now: Timestamp) -> Event {
+        let mut out = if aggregated {
+            combined_event(event, now)
+        } else {
+            event.clone()
+        };
+        if let Seen::Again { count } = seen
+            && let Some(entry) = self.dedup.peek(&self.log_key)
+        {
+            out.metadata.name.clone_from(&entry.name);
+            out.metadata
+                .resource_version
+                .clone_from(&entry.resource_version);
+            out.first_timestamp = entry.first_timestamp;
+            out.count = count;
+        }
+        out
+    }
+
+    /// client-go `UpdateState`: records what the API server stored, under
+    /// the full key of the stored event.
+    pub fn update_state(&mut self, stored: &Event) {
+        KeyRef::of(stored, KeyKind::Event).encode_into(&mut self.log_key);
+        self.dedup.update_state(
+            &self.log_key,
+            LogEntry {
+                count: stored.count,
+                first_timestamp: stored.first_timestamp,
+                name: stored.metadata.name.clone(),
+                resource_version: stored.metadata.resource_version.clone(),
+            },
+        );
+    }
+
+    /// Entries in each cache.
+    pub fn cache_sizes(&self) -> CacheSizes {
+        let n = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);
+        CacheSizes {
+            aggregator: n(self.aggregator.cache.len()),
+            logger: n(self.dedup.cache.len()),
+            spam_filter: n(self.spam.cache.len()),
+        }
+    }
+}
+
+/// The combined event client-go's aggregator makes: only these fields are
+/// set, so annotations and the reporting fields are lost, and the name is
+/// not validated.
+fn combined_event(event: &Event, now: Timestamp) -> Event {
+    let mut message = String::with_capacity(COMBINED_PREFIX.len() + event.message.len());
+    message.push_str(COMBINED_PREFIX);
+    message.push_str(&event.message);
+    Event {
+        metadata: ObjectMeta {
+            name: raw_event_name(&event.involved_object.name, now.nanos()),
+            namespace: event.metadata.namespace.clone(),
+            ..ObjectMeta::default()
+        },
+        involved_object: event.involved_object.clone(),
+        reason: event.reason.clone(),
+        message,
+        source: event.source.clone(),
+        first_timestamp: Some(now),
+        last_timestamp: Some(now),
+        count: 1,
+        type_: event.type_.clone(),
+        ..Event::default()
+    }
+}

@@ -1,0 +1,68 @@
+//! Identical events become one event with a count (client-go `eventLogger`).
+//!
+//! The cache maps an event key (or, for combined events, the aggregate key)
+//! to the count, first timestamp, name and resource version last recorded.
+//! It is updated before the spam filter runs, so skipped occurrences count.
+
+use alloc::string::String;
+use core::num::NonZeroUsize;
+
+use crate::lru::Lru;
+use crate::time::Timestamp;
+
+/// What the logger remembers about one event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub(crate) struct LogEntry {
+    pub(crate) count: i32,
+    pub(crate) first_timestamp: Option<Timestamp>,
+    pub(crate) name: String,
+    pub(crate) resource_version: String,
+}
+
+/// Whether the logger had seen the event before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Seen {
+    /// Not cached, or cached with count 0: the event goes out as it came.
+    First,
+    /// Cached: the event takes the cached name, resource version and first
+    /// timestamp, and this count.
+    Again { count: i32 },
+}
+
+/// The logger's LRU.
+#[derive(Debug)]
+pub(crate) struct Dedup {
+    pub(crate) cache: Lru<LogEntry>,
+}
+
+impl Dedup {
+    pub(crate) fn new(capacity: NonZeroUsize) -> Self {
+        Dedup {
+            cache: Lru::new(capacity),
+        }
+    }
+
+    /// client-go `eventObserve`. `incoming` builds the entry stored for a
+    /// first sighting; it is not called for a repeat, which allocates nothing.
+    pub(crate) fn observe(&mut self, key: &[u8], incoming: impl FnOnce() -> LogEntry) -> Seen {
+        if let Some(entry) = self.cache.get_mut(key)
+            && entry.count > 0
+        {
+            entry.count = entry.count.saturating_add(1);
+            return Seen::Again { count: entry.count };
+        }
+        self.cache.insert(key, incoming());
+        Seen::First
+    }
+
+    /// The entry under `key`, recency untouched.
+    pub(crate) fn peek(&self, key: &[u8]) -> Option<&LogEntry> {
+        self.cache.peek(key)
+    }
+
+    /// client-go `updateState`: what the API server returned becomes the entry.
+    pub(crate) fn update_state(&mut self, key: &[u8], entry: LogEntry) {
+        self.cache.insert(key, entry);
+    }
+}

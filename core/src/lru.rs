@@ -1,0 +1,130 @@
+//! Bounded least-recently-used maps, as `k8s.io/utils/lru` behaves.
+//!
+//! A thin layer over the `lru` crate, keyed by encoded [`Key`]s and looked up
+//! by borrowed bytes, so a hit costs no allocation. `get_mut` touches recency
+//! (Go's `Get`), `peek` does not, and `insert` returns what it evicted.
+
+use core::num::NonZeroUsize;
+
+use crate::key::Key;
+
+/// A bounded map that evicts its least recently used entry.
+pub struct Lru<V> {
+    inner: lru::LruCache<Key, V>,
+}
+
+impl<V> Lru<V> {
+    /// An empty map holding at most `capacity` entries.
+    ///
+    /// ```
+    /// use core::num::NonZeroUsize;
+    /// use hush_core::lru::Lru;
+    /// let mut lru = Lru::new(NonZeroUsize::new(2).unwrap());
+    /// lru.insert(b"a", 1);
+    /// lru.insert(b"b", 2);
+    /// lru.get_mut(b"a"); // "a" is now the most recent
+    /// let (evicted, value) = lru.insert(b"c", 3).unwrap();
+    /// assert_eq!((evicted.as_bytes(), value), (&b"b"[..], 2));
+    /// ```
+    pub fn new(capacity: NonZeroUsize) -> Self {
+        Lru {
+            inner: lru::LruCache::new(capacity),
+        }
+    }
+
+    /// The value under `key`, marked most recently used.
+    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut V> {
+        self.inner.get_mut(key)
+    }
+
+    /// The value under `key`, recency untouched.
+    pub fn peek(&self, key: &[u8]) -> Option<&V> {
+        self.inner.peek(key)
+    }
+
+    /// Stores `value` under `key` as most recently used. Returns the entry
+    /// evicted to make room, if the map was full and `key` was new.
+    pub fn insert(&mut self, key: &[u8], value: V) -> Option<(Key, V)> {
+        if let Some(slot) = self.inner.get_mut(key) {
+            *slot = value;
+            return None;
+        }
+        self.inner.push(Key::from_encoded(key), value)
+    }
+
+    /// Removes and returns the value under `key`.
+    pub fn remove(&mut self, key: &[u8]) -> Option<V> {
+        self.inner.pop(key)
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// Maximum number of entries.
+    pub fn capacity(&self) -> NonZeroUsize {
+        self.inner.cap()
+    }
+
+    /// Entries from the least to the most recently used: the order in which
+    /// re-inserting them rebuilds the same map.
+    pub fn iter_oldest_first(&self) -> impl Iterator<Item = (&Key, &V)> {
+        self.inner.iter().rev()
+    }
+
+    /// Entries from the least to the most recently used, mutably.
+    pub fn iter_mut_oldest_first(&mut self) -> impl Iterator<Item = (&Key, &mut V)> {
+        self.inner.iter_mut().rev()
+    }
+}
+
+impl<V> core::fmt::Debug for Lru<V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Lru")
+            .field("len", &self.len())
+            .field("capacity", &self.capacity())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    fn cap(n: usize) -> NonZeroUsize {
+        NonZeroUsize::new(n).unwrap()
+    }
+
+    #[test]
+    fn get_refreshes_and_peek_does_not() {
+        let mut lru = Lru::new(cap(2));
+        lru.insert(b"a", 1);
+        lru.insert(b"b", 2);
+        assert_eq!(lru.peek(b"a"), Some(&1));
+        assert_eq!(
+            lru.insert(b"c", 3).map(|(k, _)| k),
+            Some(Key::from_encoded(b"a"))
+        );
+        *lru.get_mut(b"b").unwrap() = 20;
+        assert_eq!(lru.insert(b"d", 4).map(|(_, v)| v), Some(3));
+        let order: Vec<_> = lru.iter_oldest_first().map(|(_, v)| *v).collect();
+        assert_eq!(order, [20, 4]);
+    }
+
+    #[test]
+    fn updating_an_entry_refreshes_it_without_evicting() {
+        let mut lru = Lru::new(cap(2));
+        lru.insert(b"a", 1);
+        lru.insert(b"b", 2);
+        assert!(lru.insert(b"a", 10).is_none());
+        assert_eq!(lru.insert(b"c", 3).map(|(_, v)| v), Some(2));
+        assert_eq!(lru.len(), 2);
+    }
+}

@@ -1,0 +1,37 @@
+//! Per source-and-object rate limiting (client-go `EventSourceObjectSpamFilter`):
+//! an LRU of token buckets keyed by the spam key.
+
+use core::num::NonZeroUsize;
+
+use crate::lru::Lru;
+use crate::time::Timestamp;
+use crate::token_bucket::{Rate, Take, TokenBucket};
+
+/// The spam filter's LRU of buckets.
+#[derive(Debug)]
+pub(crate) struct SpamFilter {
+    pub(crate) cache: Lru<TokenBucket>,
+    pub(crate) rate: Rate,
+}
+
+impl SpamFilter {
+    pub(crate) fn new(capacity: NonZeroUsize, rate: Rate) -> Self {
+        SpamFilter {
+            cache: Lru::new(capacity),
+            rate,
+        }
+    }
+
+    /// Takes a token from the bucket under `key`, creating a full bucket for
+    /// a key not seen (or evicted) before.
+    pub(crate) fn check(&mut self, key: &[u8], now: Timestamp) -> Take {
+        let rate = self.rate;
+        if let Some(bucket) = self.cache.get_mut(key) {
+            return bucket.try_take(&rate, now);
+        }
+        let mut bucket = TokenBucket::full(&rate);
+        let take = bucket.try_take(&rate, now);
+        self.cache.insert(key, bucket);
+        take
+    }
+}
