@@ -241,6 +241,21 @@ impl Correlator {
         );
     }
 
+    /// Records what the sink stored for `sent` (whose key fields the stored
+    /// event shares), as `update_state` would with the returned event.
+    pub(crate) fn record_stored(&mut self, sent: &Event, stored: &crate::sink::Stored) {
+        KeyRef::of(sent, KeyKind::Event).encode_into(&mut self.log_key);
+        self.dedup.update_state(
+            &self.log_key,
+            LogEntry {
+                count: stored.count,
+                first_timestamp: sent.first_timestamp,
+                name: stored.name.clone(),
+                resource_version: stored.resource_version.clone(),
+            },
+        );
+    }
+
     /// Entries in each cache.
     pub fn cache_sizes(&self) -> CacheSizes {
         let n = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);

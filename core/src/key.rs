@@ -38,12 +38,18 @@ pub enum KeyKind {
     Spam(SpamKeyFields),
     /// client-go `EventAggregatorByReasonFunc`: similar events (message excluded).
     Aggregate,
+    /// events.k8s.io/v1 `getKey`: type, action, reason, reporting controller
+    /// and instance, the whole regarding reference (resource version and
+    /// field path included) and the related one; not the note.
+    Isomorphic,
 }
+
+const MAX_FIELDS: usize = 19;
 
 /// A key's fields, borrowed from the event they were computed from.
 #[derive(Clone, Copy)]
 pub struct KeyRef<'e> {
-    fields: [&'e str; 11],
+    fields: [&'e str; MAX_FIELDS],
     len: usize,
 }
 
@@ -52,8 +58,46 @@ impl<'e> KeyRef<'e> {
     pub fn of(event: &'e Event, kind: KeyKind) -> Self {
         let o = &event.involved_object;
         let s = &event.source;
-        let mut fields = [""; 11];
+        let mut fields = [""; MAX_FIELDS];
         let list: &[&'e str] = match kind {
+            KeyKind::Isomorphic => {
+                // A missing `related` and an all-empty one are equal, as in Go.
+                let r = [
+                    &event.type_,
+                    &event.action,
+                    &event.reason,
+                    &event.reporting_controller,
+                    &event.reporting_instance,
+                    &o.kind,
+                    &o.namespace,
+                    &o.name,
+                    &o.uid,
+                    &o.api_version,
+                    &o.resource_version,
+                    &o.field_path,
+                ];
+                for (slot, f) in fields.iter_mut().zip(r) {
+                    *slot = f.as_str();
+                }
+                if let Some(rel) = &event.related {
+                    let rs = [
+                        &rel.kind,
+                        &rel.namespace,
+                        &rel.name,
+                        &rel.uid,
+                        &rel.api_version,
+                        &rel.resource_version,
+                        &rel.field_path,
+                    ];
+                    for (slot, f) in fields[12..].iter_mut().zip(rs) {
+                        *slot = f.as_str();
+                    }
+                }
+                return KeyRef {
+                    fields,
+                    len: MAX_FIELDS,
+                };
+            }
             KeyKind::Event => &[
                 &s.component,
                 &s.host,
@@ -121,6 +165,14 @@ impl<'e> KeyRef<'e> {
             buf.extend_from_slice(f.as_bytes());
             buf.push(FIELD_END);
         }
+    }
+
+    /// The fields as owned strings.
+    pub fn to_owned_fields(&self) -> Vec<alloc::string::String> {
+        self.fields()
+            .iter()
+            .map(|f| alloc::string::ToString::to_string(*f))
+            .collect()
     }
 
     /// client-go's own key: the fields concatenated with no separator.

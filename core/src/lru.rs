@@ -52,6 +52,21 @@ impl<V> Lru<V> {
         self.inner.push(Key::from_encoded(key), value)
     }
 
+    /// The value under `key`, mutably, recency untouched.
+    pub fn peek_mut(&mut self, key: &[u8]) -> Option<&mut V> {
+        self.inner.peek_mut(key)
+    }
+
+    /// The least recently used entry, recency untouched.
+    pub fn peek_oldest(&self) -> Option<(&Key, &V)> {
+        self.inner.peek_lru()
+    }
+
+    /// Removes and returns the least recently used entry.
+    pub fn pop_oldest(&mut self) -> Option<(Key, V)> {
+        self.inner.pop_lru()
+    }
+
     /// Removes and returns the value under `key`.
     pub fn remove(&mut self, key: &[u8]) -> Option<V> {
         self.inner.pop(key)

@@ -1,0 +1,420 @@
+//! The recorder: a correlator plus the write path, as one deterministic
+//! state machine that every binding wraps. Hosts pass in time and a
+//! [`Sink`]; the recorder decides, writes through the sink, and reports
+//! what it did and why.
+
+use alloc::vec::Vec;
+
+use crate::complete::{complete_core_v1, complete_events_v1};
+use crate::correlator::{Correlation, Correlator};
+use crate::error::OptionsError;
+use crate::event::Event;
+use crate::key::KeyRef;
+use crate::options::{Mode, Options};
+use crate::patch::{LegacyPatch, Patch};
+use crate::series::{SeriesCorrelator, SeriesDecision, TimerWrite};
+use crate::sink::{Sink, Stored};
+use crate::stats::Stats;
+use crate::time::Timestamp;
+use crate::validate;
+use crate::why::{Explanation, Why};
+use crate::writer::{DropCause, Retried, WriteOp, WriteStatus, Writer};
+
+/// What was done with an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Action {
+    /// Written as a new Event.
+    Create,
+    /// Written as a patch of an existing Event.
+    Patch,
+    /// Not written: the spam filter dropped it (its count is kept).
+    Drop,
+    /// Series: counted in memory, written later by a heartbeat or finish.
+    Absorb,
+    /// Not correlated: the API server would reject it.
+    Refuse,
+}
+
+/// The recorder's answer for one event.
+#[derive(Debug)]
+pub struct Outcome<'e> {
+    /// What was done.
+    pub action: Action,
+    /// The event as written (or as it would have been), when detail was asked for.
+    pub event: Option<Event>,
+    /// The patch sent, when detail was asked for.
+    pub patch: Option<Patch>,
+    /// Why; `None` only for a refused event.
+    pub why: Option<Why<KeyRef<'e>>>,
+    /// How the write ended; `None` for an absorbed occurrence.
+    pub write: Option<WriteStatus>,
+}
+
+/// Which timer fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum TickKind {
+    /// Series heartbeat: open series patched with their counts.
+    Heartbeat,
+    /// Series finish check: idle series get their final count and are forgotten.
+    Finish,
+}
+
+/// A timer firing that wrote something.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickReport {
+    /// Which timer.
+    pub kind: TickKind,
+    /// When it fired.
+    pub at: Timestamp,
+    /// The writes it made, in order.
+    pub writes: Vec<TickWrite>,
+}
+
+/// One write made by a timer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickWrite {
+    /// The write.
+    pub op: WriteOp,
+    /// Why it was made.
+    pub why: Explanation,
+    /// How it ended.
+    pub status: WriteStatus,
+}
+
+#[derive(Debug)]
+pub(crate) enum Engine {
+    Legacy(Correlator),
+    Series(SeriesCorrelator),
+}
+
+/// A correlator with its write path.
+#[derive(Debug)]
+pub struct Recorder {
+    pub(crate) options: Options,
+    pub(crate) engine: Engine,
+    pub(crate) writer: Writer,
+    pub(crate) stats: Stats,
+    retried: Vec<Retried>,
+}
+
+impl Recorder {
+    /// A recorder with empty state.
+    pub fn new(options: Options) -> Result<Self, OptionsError> {
+        options.validate()?;
+        let engine = match options.mode {
+            Mode::Legacy => Engine::Legacy(Correlator::new(&options)?),
+            Mode::Series => Engine::Series(SeriesCorrelator::new(&options)),
+        };
+        Ok(Recorder {
+            writer: Writer::new(&options),
+            options,
+            engine,
+            stats: Stats::default(),
+            retried: Vec::new(),
+        })
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Completes `event` as this mode's client-go recorder would have made it
+    /// at `now` (name, namespace, count, timestamps, reporting fields).
+    pub fn prepare(&self, event: &mut Event, now: Timestamp) {
+        match self.options.mode {
+            Mode::Legacy => complete_core_v1(event, now),
+            Mode::Series => complete_events_v1(event, now),
+        }
+    }
+
+    /// Correlates a prepared `event` observed at `now` and writes what that
+    /// decides. With `detail`, the outcome carries the event and patch.
+    pub fn observe<'e>(
+        &mut self,
+        event: &'e Event,
+        now: Timestamp,
+        sink: &mut dyn Sink,
+        detail: bool,
+    ) -> Outcome<'e> {
+        self.stats.observed += 1;
+        let check = match self.options.mode {
+            Mode::Legacy => validate::core_v1(event),
+            Mode::Series => validate::events_v1(event),
+        };
+        if let Err(reason) = check {
+            self.stats.refused += 1;
+            let event = detail.then(|| event.clone());
+            return Outcome {
+                action: Action::Refuse,
+                event,
+                patch: None,
+                why: None,
+                write: Some(WriteStatus::Dropped(DropCause::Refused(reason))),
+            };
+        }
+        let outcome = match &mut self.engine {
+            Engine::Legacy(_) => self.observe_legacy(event, now, sink, detail),
+            Engine::Series(_) => self.observe_series(event, now, sink, detail),
+        };
+        self.refresh_gauges();
+        outcome
+    }
+
+    fn observe_legacy<'e>(
+        &mut self,
+        event: &'e Event,
+        now: Timestamp,
+        sink: &mut dyn Sink,
+        detail: bool,
+    ) -> Outcome<'e> {
+        let Engine::Legacy(correlator) = &mut self.engine else {
+            unreachable!("legacy engine")
+        };
+        match correlator.correlate_with(event, now.into(), detail) {
+            Correlation::Skip { event, why } => {
+                self.stats.dropped_spam += 1;
+                self.stats.aggregated += u64::from(why.distinct_messages.is_some());
+                Outcome {
+                    action: Action::Drop,
+                    event,
+                    patch: None,
+                    why: Some(why),
+                    write: Some(WriteStatus::Dropped(DropCause::SpamFiltered)),
+                }
+            }
+            Correlation::Write { event, patch, why } => {
+                self.stats.aggregated += u64::from(why.distinct_messages.is_some());
+                // client-go decides on the count: an event with count > 1
+                // that is not cached is patched with its own fields (client-go
+                // sends an empty body and relies on the 404 fallback).
+                let (action, op) = if event.count > 1 {
+                    let patch = patch.unwrap_or_else(|| LegacyPatch {
+                        count: event.count,
+                        last_timestamp: event.last_timestamp,
+                        message: event.message.clone(),
+                    });
+                    (
+                        Action::Patch,
+                        WriteOp::Patch {
+                            event,
+                            patch: Patch::Legacy(patch),
+                        },
+                    )
+                } else {
+                    (Action::Create, WriteOp::Create(event))
+                };
+                let (out_event, out_patch) = match detail {
+                    true => (Some(op.event().clone()), op.patch().cloned()),
+                    false => (None, None),
+                };
+                let status = self.writer.submit(
+                    op,
+                    now,
+                    sink,
+                    &mut self.stats,
+                    &mut |op, stored| correlator.update_state_from(op.event(), stored),
+                    &mut self.retried,
+                );
+                Outcome {
+                    action,
+                    event: out_event,
+                    patch: out_patch,
+                    why: Some(why),
+                    write: Some(status),
+                }
+            }
+        }
+    }
+
+    fn observe_series<'e>(
+        &mut self,
+        event: &'e Event,
+        now: Timestamp,
+        sink: &mut dyn Sink,
+        detail: bool,
+    ) -> Outcome<'e> {
+        let Engine::Series(series) = &mut self.engine else {
+            unreachable!("series engine")
+        };
+        let (decision, evicted) = series.observe(event, now);
+        if let Some(evicted) = evicted {
+            self.stats.evicted += 1;
+            self.write_timer(evicted, now, sink);
+        }
+        let Engine::Series(series) = &mut self.engine else {
+            unreachable!("series engine")
+        };
+        match decision {
+            SeriesDecision::Absorb { why } => {
+                self.stats.absorbed += 1;
+                let event = detail.then(|| series.cached_event(event)).flatten();
+                Outcome {
+                    action: Action::Absorb,
+                    event,
+                    patch: None,
+                    why: Some(why),
+                    write: None,
+                }
+            }
+            SeriesDecision::Write { op, why } => {
+                let action = if op.patch().is_some() {
+                    Action::Patch
+                } else {
+                    Action::Create
+                };
+                let (out_event, out_patch) = match detail {
+                    true => (Some(op.event().clone()), op.patch().cloned()),
+                    false => (None, None),
+                };
+                let status = self.writer.submit(
+                    *op,
+                    now,
+                    sink,
+                    &mut self.stats,
+                    &mut |op, stored| series.written(op.event(), stored),
+                    &mut self.retried,
+                );
+                Outcome {
+                    action,
+                    event: out_event,
+                    patch: out_patch,
+                    why: Some(why),
+                    write: Some(status),
+                }
+            }
+        }
+    }
+
+    /// Writes one timer-made write through the write path.
+    fn write_timer(&mut self, write: TimerWrite, now: Timestamp, sink: &mut dyn Sink) -> TickWrite {
+        let Engine::Series(series) = &mut self.engine else {
+            unreachable!("series engine")
+        };
+        let report_op = write.op.clone();
+        let status = self.writer.submit(
+            write.op,
+            now,
+            sink,
+            &mut self.stats,
+            &mut |op, stored| series.written(op.event(), stored),
+            &mut self.retried,
+        );
+        TickWrite {
+            op: report_op,
+            why: write.why,
+            status,
+        }
+    }
+
+    /// Runs what is due at `now`: held writes whose backoff expired, and in
+    /// series mode the finish check and the heartbeat (finish first).
+    pub fn tick(&mut self, now: Timestamp, sink: &mut dyn Sink) -> Vec<TickReport> {
+        let mut reports = Vec::new();
+        match &mut self.engine {
+            Engine::Legacy(correlator) => self.writer.retry_due(
+                now,
+                sink,
+                &mut self.stats,
+                &mut |op, stored| correlator.update_state_from(op.event(), stored),
+                &mut self.retried,
+            ),
+            Engine::Series(series) => {
+                self.writer.retry_due(
+                    now,
+                    sink,
+                    &mut self.stats,
+                    &mut |op, stored| series.written(op.event(), stored),
+                    &mut self.retried,
+                );
+                while let Some((kind, at, writes)) = self.next_series_timer(now) {
+                    let writes: Vec<TickWrite> = writes
+                        .into_iter()
+                        .map(|w| self.write_timer(w, at, sink))
+                        .collect();
+                    if !writes.is_empty() {
+                        reports.push(TickReport { kind, at, writes });
+                    }
+                }
+            }
+        }
+        self.refresh_gauges();
+        reports
+    }
+
+    fn next_series_timer(
+        &mut self,
+        now: Timestamp,
+    ) -> Option<(TickKind, Timestamp, Vec<TimerWrite>)> {
+        let Engine::Series(series) = &mut self.engine else {
+            return None;
+        };
+        let (kind, at, writes) = series.fire_next(now)?;
+        match kind {
+            TickKind::Finish => self.stats.finished += writes.len() as u64,
+            TickKind::Heartbeat => self.stats.heartbeats += writes.len() as u64,
+        }
+        Some((kind, at, writes))
+    }
+
+    /// When something is next due (a timer or a held write), if anything is.
+    pub fn next_due(&self) -> Option<Timestamp> {
+        let timer = match &self.engine {
+            Engine::Legacy(_) => None,
+            Engine::Series(series) => series.next_timer(),
+        };
+        match (timer, self.writer.next_retry()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Whether series are still open or singletons cached (series mode).
+    pub fn has_pending_series(&self) -> bool {
+        matches!(&self.engine, Engine::Series(s) if !s.is_empty())
+    }
+
+    /// Writes retried since the last call (held writes that finally went
+    /// through or were dropped), oldest first.
+    pub fn take_retried(&mut self) -> Vec<Retried> {
+        core::mem::take(&mut self.retried)
+    }
+
+    /// Counters and cache sizes.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    fn refresh_gauges(&mut self) {
+        let s = &mut self.stats;
+        s.held = u32::try_from(self.writer.held_len()).unwrap_or(u32::MAX);
+        match &self.engine {
+            Engine::Legacy(c) => {
+                let sizes = c.cache_sizes();
+                s.aggregator_entries = sizes.aggregator;
+                s.logger_entries = sizes.logger;
+                s.spam_filter_entries = sizes.spam_filter;
+            }
+            Engine::Series(series) => {
+                s.series_entries = u32::try_from(series.len()).unwrap_or(u32::MAX)
+            }
+        }
+    }
+
+    /// Capacity of the held queue.
+    pub fn held_capacity(&self) -> usize {
+        self.writer.held_capacity().get()
+    }
+}
+
+impl Correlator {
+    /// [`update_state`](Correlator::update_state) from the event sent and
+    /// what the sink stored, without copying the event.
+    pub fn update_state_from(&mut self, sent: &Event, stored: &Stored) {
+        self.record_stored(sent, stored);
+    }
+}

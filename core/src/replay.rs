@@ -1,0 +1,385 @@
+//! Replaying a recorded stream: one [`Decision`] per input event, with the
+//! timers that fall between inputs fired in time order, and the virtual
+//! clock run on after the last input until every open series has finished.
+//!
+//! The driver is generic over [`Engine`], so the native recorder, the
+//! component in wasmtime and the browser build replay through the same
+//! loop and print the same lines.
+
+use alloc::vec::Vec;
+
+use crate::event::Event;
+use crate::options::Mode;
+use crate::patch::Patch;
+use crate::recorder::{Action, Outcome, Recorder, TickReport};
+use crate::sink::Sink;
+use crate::stats::Stats;
+use crate::time::{NANOS_PER_SECOND, Timestamp};
+use crate::why::Explanation;
+use crate::writer::{Retried, WriteStatus};
+
+/// How far past the last input the clock may run to drain held writes.
+pub const DRAIN_LIMIT_NANOS: i64 = 24 * 3600 * NANOS_PER_SECOND;
+
+/// An [`Outcome`] that owns its explanation: what crosses a binding.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// What was done.
+    pub action: Action,
+    /// The event as written (or as it would have been).
+    pub event: Option<Event>,
+    /// The patch sent.
+    pub patch: Option<Patch>,
+    /// Why (absent only for a refused event).
+    pub why: Option<Explanation>,
+    /// How the write ended (absent for an absorbed occurrence).
+    pub write: Option<WriteStatus>,
+}
+
+impl Outcome<'_> {
+    /// Copies the borrowed explanation into an owned [`Decision`].
+    pub fn into_decision(self) -> Decision {
+        Decision {
+            action: self.action,
+            event: self.event,
+            patch: self.patch,
+            why: self.why.as_ref().map(|w| w.to_owned()),
+            write: self.write,
+        }
+    }
+}
+
+/// A recorder behind some binding, as a replay drives it.
+pub trait Engine {
+    /// Completes `event` as the mode's recorder would, then correlates and
+    /// writes it, with detail.
+    fn observe(&mut self, event: Event, now: Timestamp) -> Decision;
+    /// Runs what is due at `now`.
+    fn tick(&mut self, now: Timestamp) -> Vec<TickReport>;
+    /// When something is next due.
+    fn next_due(&mut self) -> Option<Timestamp>;
+    /// Whether series or held writes remain.
+    fn has_pending(&mut self) -> bool;
+    /// Held writes retried since the last call.
+    fn take_retried(&mut self) -> Vec<Retried>;
+    /// Counters.
+    fn stats(&mut self) -> Stats;
+}
+
+/// The native engine: a [`Recorder`] writing into a [`Sink`].
+#[derive(Debug)]
+pub struct Native<S> {
+    /// The recorder.
+    pub recorder: Recorder,
+    /// Where it writes.
+    pub sink: S,
+}
+
+impl<S: Sink> Engine for Native<S> {
+    fn observe(&mut self, mut event: Event, now: Timestamp) -> Decision {
+        self.recorder.prepare(&mut event, now);
+        self.recorder
+            .observe(&event, now, &mut self.sink, true)
+            .into_decision()
+    }
+    fn tick(&mut self, now: Timestamp) -> Vec<TickReport> {
+        self.recorder.tick(now, &mut self.sink)
+    }
+    fn next_due(&mut self) -> Option<Timestamp> {
+        self.recorder.next_due()
+    }
+    fn has_pending(&mut self) -> bool {
+        self.recorder.has_pending_series() || self.recorder.stats().held > 0
+    }
+    fn take_retried(&mut self) -> Vec<Retried> {
+        self.recorder.take_retried()
+    }
+    fn stats(&mut self) -> Stats {
+        self.recorder.stats()
+    }
+}
+
+/// One line of replay output.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    /// The decision for one input event.
+    Decision(alloc::boxed::Box<Decision>),
+    /// A timer firing that wrote something.
+    Tick(TickReport),
+    /// Held writes that were retried at `at`.
+    Retry {
+        /// When.
+        at: Timestamp,
+        /// What was retried and how it ended.
+        writes: Vec<Retried>,
+    },
+}
+
+/// The replay loop over an [`Engine`].
+#[derive(Debug)]
+pub struct Replay<E> {
+    /// The engine replayed into.
+    pub engine: E,
+    mode: Mode,
+    latest: Option<Timestamp>,
+    /// The last input instant and the instant issued for it.
+    last_input: Option<(Timestamp, Timestamp)>,
+}
+
+impl<E: Engine> Replay<E> {
+    /// A replay of `mode` into `engine`.
+    pub fn new(engine: E, mode: Mode) -> Self {
+        Replay {
+            engine,
+            mode,
+            latest: None,
+            last_input: None,
+        }
+    }
+
+    /// The mode replayed.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Replays one event observed at `now`: first what is due up to `now`,
+    /// then the event's decision.
+    ///
+    /// Like a real clock, the replay clock never reads the same nanosecond
+    /// twice: an input at the same instant as the one before is observed
+    /// 1 ns after it (names made from the instant stay unique).
+    pub fn observe(&mut self, event: Event, at: Timestamp) -> Vec<Line> {
+        let now = match self.last_input {
+            Some((last_at, issued)) if last_at == at => issued.plus_nanos(1),
+            _ => at,
+        };
+        self.last_input = Some((at, now));
+        let mut lines = self.run_until(now);
+        self.latest = Some(self.latest.map_or(now, |l| l.max(now)));
+        lines.push(Line::Decision(self.engine.observe(event, now).into()));
+        self.push_retried(now, &mut lines);
+        lines
+    }
+
+    /// Runs the clock on after the last input until no series is open and
+    /// no write is held (held writes get at most [`DRAIN_LIMIT_NANOS`]).
+    pub fn finish(&mut self) -> Vec<Line> {
+        let mut lines = Vec::new();
+        let Some(last) = self.latest else {
+            return lines;
+        };
+        while self.engine.has_pending() {
+            let Some(due) = self.engine.next_due() else {
+                break;
+            };
+            let at = due.max(self.latest.unwrap_or(due));
+            if at.nanos_since(last) > DRAIN_LIMIT_NANOS {
+                break;
+            }
+            lines.extend(self.fire(at));
+        }
+        lines
+    }
+
+    /// Fires everything due at or before `now`, in time order.
+    pub fn run_until(&mut self, now: Timestamp) -> Vec<Line> {
+        let mut lines = Vec::new();
+        while let Some(due) = self.engine.next_due() {
+            let at = self.latest.map_or(due, |l| due.max(l));
+            if at > now {
+                break;
+            }
+            let before = self.engine.next_due();
+            lines.extend(self.fire(at));
+            if self.engine.next_due() == before && before.is_some_and(|b| b <= at) {
+                break; // nothing moved: a held write whose backoff ends later
+            }
+        }
+        lines
+    }
+
+    fn fire(&mut self, at: Timestamp) -> Vec<Line> {
+        self.latest = Some(self.latest.map_or(at, |l| l.max(at)));
+        let mut lines: Vec<Line> = self.engine.tick(at).into_iter().map(Line::Tick).collect();
+        self.push_retried(at, &mut lines);
+        lines
+    }
+
+    fn push_retried(&mut self, at: Timestamp, lines: &mut Vec<Line>) {
+        let writes = self.engine.take_retried();
+        if !writes.is_empty() {
+            lines.push(Line::Retry { at, writes });
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+mod json {
+    use serde::Serialize;
+    use serde::ser::{SerializeMap, Serializer};
+
+    use super::{Decision, Line};
+    use crate::event::Event;
+    use crate::kube_json::{CoreV1, EventsV1, PatchJson};
+    use crate::options::Mode;
+    use crate::patch::Patch;
+    use crate::recorder::Action;
+    use crate::time::{Rfc3339, Timestamp};
+    use crate::why::Explanation;
+    use crate::writer::{DropCause, WriteOp, WriteStatus};
+
+    /// A replay line as JSON, events in the mode's shape.
+    pub struct LineJson<'a> {
+        /// The mode, which picks the event shape.
+        pub mode: Mode,
+        /// The line.
+        pub line: &'a Line,
+    }
+
+    struct EventJson<'a>(Mode, &'a Event);
+    struct At(Timestamp);
+    struct Status<'a>(&'a WriteStatus);
+    struct WriteJson<'a> {
+        mode: Mode,
+        op: &'a WriteOp,
+        why: Option<&'a Explanation>,
+        status: &'a WriteStatus,
+    }
+
+    impl Serialize for EventJson<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            match self.0 {
+                Mode::Legacy => CoreV1(self.1).serialize(s),
+                Mode::Series => EventsV1(self.1).serialize(s),
+            }
+        }
+    }
+
+    impl Serialize for At {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(&Rfc3339::nanos(self.0))
+        }
+    }
+
+    impl Serialize for Status<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(None)?;
+            match self.0 {
+                WriteStatus::Written(stored) => {
+                    map.serialize_entry("status", "written")?;
+                    map.serialize_entry("stored", stored)?;
+                }
+                WriteStatus::Held { retry_at } => {
+                    map.serialize_entry("status", "held")?;
+                    map.serialize_entry("retryAt", &At(*retry_at))?;
+                }
+                WriteStatus::Dropped(cause) => {
+                    map.serialize_entry("status", "dropped")?;
+                    map.serialize_entry("cause", cause)?;
+                }
+            }
+            map.end()
+        }
+    }
+
+    /// Whether a status adds anything to its action: a written create or
+    /// patch, a spam drop and a refusal say it all.
+    fn worth_showing(action: Action, status: &WriteStatus) -> bool {
+        match status {
+            WriteStatus::Written(_) => false,
+            WriteStatus::Dropped(DropCause::SpamFiltered) => action != Action::Drop,
+            WriteStatus::Dropped(DropCause::Refused(_)) => action != Action::Refuse,
+            _ => true,
+        }
+    }
+
+    fn op_action(op: &WriteOp) -> Action {
+        match op {
+            WriteOp::Create(_) => Action::Create,
+            WriteOp::Patch { .. } => Action::Patch,
+        }
+    }
+
+    impl Serialize for WriteJson<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(None)?;
+            let action = op_action(self.op);
+            map.serialize_entry("action", &action)?;
+            map.serialize_entry("event", &EventJson(self.mode, self.op.event()))?;
+            if let Some(patch) = self.op.patch() {
+                map.serialize_entry("patch", &PatchJson(patch))?;
+            }
+            if let Some(why) = self.why {
+                map.serialize_entry("why", why)?;
+            }
+            if worth_showing(action, self.status) {
+                map.serialize_entry("write", &Status(self.status))?;
+            }
+            map.end()
+        }
+    }
+
+    fn decision<S: SerializeMap>(map: &mut S, mode: Mode, d: &Decision) -> Result<(), S::Error> {
+        map.serialize_entry("action", &d.action)?;
+        if let Some(event) = &d.event {
+            map.serialize_entry("event", &EventJson(mode, event))?;
+        }
+        if let Some(patch) = &d.patch {
+            map.serialize_entry("patch", &PatchJson(patch as &Patch))?;
+        }
+        if let Some(why) = &d.why {
+            map.serialize_entry("why", why)?;
+        }
+        if let Some(WriteStatus::Dropped(DropCause::Refused(reason))) = &d.write {
+            map.serialize_entry("error", reason)?;
+        }
+        if let Some(status) = &d.write
+            && worth_showing(d.action, status)
+        {
+            map.serialize_entry("write", &Status(status))?;
+        }
+        Ok(())
+    }
+
+    impl Serialize for LineJson<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(None)?;
+            match self.line {
+                Line::Decision(d) => decision(&mut map, self.mode, d)?,
+                Line::Tick(t) => {
+                    map.serialize_entry("tick", &t.kind)?;
+                    map.serialize_entry("at", &At(t.at))?;
+                    let writes: alloc::vec::Vec<_> = t
+                        .writes
+                        .iter()
+                        .map(|w| WriteJson {
+                            mode: self.mode,
+                            op: &w.op,
+                            why: Some(&w.why),
+                            status: &w.status,
+                        })
+                        .collect();
+                    map.serialize_entry("writes", &writes)?;
+                }
+                Line::Retry { at, writes } => {
+                    map.serialize_entry("tick", "retry")?;
+                    map.serialize_entry("at", &At(*at))?;
+                    let writes: alloc::vec::Vec<_> = writes
+                        .iter()
+                        .map(|w| WriteJson {
+                            mode: self.mode,
+                            op: &w.op,
+                            why: None,
+                            status: &w.status,
+                        })
+                        .collect();
+                    map.serialize_entry("writes", &writes)?;
+                }
+            }
+            map.end()
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+pub use json::LineJson;
