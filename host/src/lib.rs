@@ -1,0 +1,11 @@
+//! # hushd
+//!
+//! The hush daemon's library: reading recorded events, replaying them
+//! through a correlator engine into an in-memory API server, and printing
+//! decisions or kubectl-style tables. The `hushd` binary is a thin
+//! command line over it.
+
+pub mod input;
+pub mod options;
+pub mod replay;
+pub mod table;

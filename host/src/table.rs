@@ -1,0 +1,164 @@
+//! The kubectl-style table of stored events, and the replay summary line.
+
+use std::io::{self, Write};
+
+use hush_core::store::{MemoryStore, stored_count};
+use hush_core::{Event, Mode, Timestamp};
+
+use crate::replay::Summary;
+
+const MESSAGE_WIDTH: usize = 80;
+
+/// When an event was last seen: the series' last observation, else the
+/// last timestamp, else the event time.
+fn last_seen(event: &Event) -> Option<Timestamp> {
+    event
+        .series
+        .map(|s| s.last_observed_time)
+        .or(event.last_timestamp)
+        .or(event.event_time)
+}
+
+/// kubectl's `HumanDuration`.
+pub fn human_duration(nanos: i64) -> String {
+    let s = nanos.max(0) / 1_000_000_000;
+    let (m, h, d) = (s / 60, s / 3600, s / 86_400);
+    match () {
+        _ if s < 120 => format!("{s}s"),
+        _ if m < 10 => match s % 60 {
+            0 => format!("{m}m"),
+            r => format!("{m}m{r}s"),
+        },
+        _ if m < 180 => format!("{m}m"),
+        _ if h < 8 => match m % 60 {
+            0 => format!("{h}h"),
+            r => format!("{h}h{r}m"),
+        },
+        _ if h < 48 => format!("{h}h"),
+        _ if h < 192 => match h % 24 {
+            0 => format!("{d}d"),
+            r => format!("{d}d{r}h"),
+        },
+        _ if d < 365 * 2 => format!("{d}d"),
+        _ => format!("{}y", d / 365),
+    }
+}
+
+/// Writes the table, newest last, then the summary.
+pub fn write(
+    out: &mut dyn Write,
+    mode: Mode,
+    store: &MemoryStore,
+    summary: &Summary,
+) -> io::Result<()> {
+    let mut events: Vec<&Event> = store.events().collect();
+    events.sort_by_key(|e| {
+        (
+            last_seen(e),
+            e.metadata.namespace.clone(),
+            e.metadata.name.clone(),
+        )
+    });
+    let end = events
+        .iter()
+        .filter_map(|e| last_seen(e))
+        .max()
+        .unwrap_or_default();
+    let rows: Vec<[String; 6]> = events
+        .iter()
+        .map(|e| {
+            let mut message = e.message.replace('\n', " ");
+            if message.chars().count() > MESSAGE_WIDTH {
+                message = message.chars().take(MESSAGE_WIDTH - 1).collect::<String>() + "…";
+            }
+            [
+                last_seen(e).map_or_else(
+                    || "<unknown>".into(),
+                    |t| human_duration(end.nanos_since(t)),
+                ),
+                e.type_.clone(),
+                e.reason.clone(),
+                format!(
+                    "{}/{}",
+                    e.involved_object.kind.to_lowercase(),
+                    e.involved_object.name
+                ),
+                stored_count(e).max(1).to_string(),
+                message,
+            ]
+        })
+        .collect();
+    let header = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"];
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[&str]| {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(widths).enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(cell);
+            } else {
+                s.push_str(&format!("{cell:<w$}   "));
+            }
+        }
+        s.trim_end().to_string()
+    };
+    writeln!(out, "{}", line(&header))?;
+    for row in &rows {
+        writeln!(out, "{}", line(&row.each_ref().map(String::as_str)))?;
+    }
+    let s = &summary.stats;
+    let mut drops = vec![];
+    for (n, what) in [
+        (s.dropped_spam, "spam-filtered"),
+        (s.refused, "refused"),
+        (s.dropped_invalid, "rejected by the sink"),
+        (s.dropped_already_exists, "already existed"),
+        (s.dropped_not_found, "not found"),
+        (s.dropped_held_queue_full, "held queue full"),
+    ] {
+        if n > 0 {
+            drops.push(format!("{n} {what}"));
+        }
+    }
+    let mode_note = match mode {
+        Mode::Legacy => format!("{} aggregated", s.aggregated),
+        Mode::Series => format!("{} absorbed into series", s.absorbed),
+    };
+    writeln!(
+        out,
+        "\n{} events in, {} writes out ({} created, {} patched), {}; dropped: {}; {} bad input records",
+        summary.events_in,
+        s.created + s.patched,
+        s.created,
+        s.patched,
+        mode_note,
+        if drops.is_empty() {
+            "none".to_string()
+        } else {
+            drops.join(", ")
+        },
+        summary.bad_input,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_duration;
+
+    #[test]
+    fn durations_read_like_kubectl() {
+        let s = |n: i64| human_duration(n * 1_000_000_000);
+        assert_eq!(s(5), "5s");
+        assert_eq!(s(119), "119s");
+        assert_eq!(s(125), "2m5s");
+        assert_eq!(s(600), "10m");
+        assert_eq!(s(3 * 3600 + 120), "3h2m");
+        assert_eq!(s(30 * 3600), "30h");
+        assert_eq!(s(3 * 86_400 + 3600), "3d1h");
+        assert_eq!(s(400 * 86_400), "400d");
+    }
+}
