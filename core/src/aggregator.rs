@@ -7,6 +7,7 @@ use core::num::{NonZeroU32, NonZeroUsize};
 
 use hashbrown::HashSet;
 
+use crate::cache_key::{KeyHasher, Lookup};
 use crate::lru::Lru;
 use crate::time::{NANOS_PER_SECOND, Timestamp};
 
@@ -68,9 +69,10 @@ impl Aggregator {
         capacity: NonZeroUsize,
         max_events: NonZeroU32,
         max_interval_seconds: u32,
+        hasher: KeyHasher,
     ) -> Self {
         Aggregator {
-            cache: Lru::new(capacity),
+            cache: Lru::with_hasher(capacity, hasher),
             max_events: max_events.get() as usize,
             max_interval_nanos: i64::from(max_interval_seconds) * NANOS_PER_SECOND,
         }
@@ -79,7 +81,12 @@ impl Aggregator {
     /// Records `message` for the group under `key` at `now`. The window
     /// restarts when more than the interval passed since the group was last
     /// seen (strictly greater, sliding).
-    pub(crate) fn aggregate(&mut self, key: &[u8], message: &str, now: Timestamp) -> Aggregation {
+    pub(crate) fn aggregate(
+        &mut self,
+        key: Lookup<'_>,
+        message: &str,
+        now: Timestamp,
+    ) -> Aggregation {
         let max_interval = self.max_interval_nanos;
         if let Some(record) = self.cache.get_mut(key) {
             if record
@@ -110,6 +117,7 @@ mod tests {
             NonZeroUsize::new(16).unwrap(),
             NonZeroU32::new(max_events).unwrap(),
             interval,
+            KeyHasher::default(),
         )
     }
 
@@ -122,26 +130,29 @@ mod tests {
         let mut a = aggregator(10, 600);
         for i in 0..9 {
             assert_eq!(
-                a.aggregate(b"g", &alloc::format!("m{i}"), at(i)),
+                a.aggregate(Lookup::from(b"g"), &alloc::format!("m{i}"), at(i)),
                 Aggregation::Unchanged
             );
         }
         assert_eq!(
-            a.aggregate(b"g", "m9", at(9)),
+            a.aggregate(Lookup::from(b"g"), "m9", at(9)),
             Aggregation::Aggregated {
                 distinct_messages: 10
             }
         );
         // The nine earlier messages keep their own events; new ones keep aggregating.
-        assert_eq!(a.aggregate(b"g", "m3", at(10)), Aggregation::Unchanged);
         assert_eq!(
-            a.aggregate(b"g", "m9", at(11)),
+            a.aggregate(Lookup::from(b"g"), "m3", at(10)),
+            Aggregation::Unchanged
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "m9", at(11)),
             Aggregation::Aggregated {
                 distinct_messages: 10
             }
         );
         assert_eq!(
-            a.aggregate(b"g", "m10", at(12)),
+            a.aggregate(Lookup::from(b"g"), "m10", at(12)),
             Aggregation::Aggregated {
                 distinct_messages: 10
             }
@@ -152,32 +163,47 @@ mod tests {
     fn identical_messages_never_aggregate() {
         let mut a = aggregator(10, 600);
         for i in 0..100 {
-            assert_eq!(a.aggregate(b"g", "same", at(i)), Aggregation::Unchanged);
+            assert_eq!(
+                a.aggregate(Lookup::from(b"g"), "same", at(i)),
+                Aggregation::Unchanged
+            );
         }
     }
 
     #[test]
     fn window_resets_only_when_strictly_over_and_slides() {
         let mut a = aggregator(2, 600);
-        assert_eq!(a.aggregate(b"g", "a", at(0)), Aggregation::Unchanged);
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "a", at(0)),
+            Aggregation::Unchanged
+        );
         // exactly 600 s later: no reset, second distinct message aggregates
         assert!(matches!(
-            a.aggregate(b"g", "b", at(600)),
+            a.aggregate(Lookup::from(b"g"), "b", at(600)),
             Aggregation::Aggregated { .. }
         ));
         // the window slid to 600; 1200 is again exactly 600 later
         assert!(matches!(
-            a.aggregate(b"g", "c", at(1200)),
+            a.aggregate(Lookup::from(b"g"), "c", at(1200)),
             Aggregation::Aggregated { .. }
         ));
         // 1801 is 601 s after the last sighting: reset
-        assert_eq!(a.aggregate(b"g", "d", at(1801)), Aggregation::Unchanged);
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "d", at(1801)),
+            Aggregation::Unchanged
+        );
     }
 
     #[test]
     fn groups_are_independent() {
         let mut a = aggregator(2, 600);
-        assert_eq!(a.aggregate(b"g1", "a", at(0)), Aggregation::Unchanged);
-        assert_eq!(a.aggregate(b"g2", "b", at(0)), Aggregation::Unchanged);
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g1"), "a", at(0)),
+            Aggregation::Unchanged
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g2"), "b", at(0)),
+            Aggregation::Unchanged
+        );
     }
 }

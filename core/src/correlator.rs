@@ -1,14 +1,16 @@
 //! The legacy (core/v1) correlator: aggregate, then dedup, then filter, as
 //! client-go's `EventCorrelator.EventCorrelate` does, with time passed in.
 
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 use crate::aggregator::{Aggregation, Aggregator, COMBINED_PREFIX};
-use crate::dedup::{Dedup, LogEntry, Seen};
+use crate::cache_key::{KeyHasher, Lookup};
+use crate::dedup::{Dedup, LogEntry, Seen, StoredEntry};
 use crate::error::OptionsError;
 use crate::event::{Event, ObjectMeta};
-use crate::key::{KeyKind, KeyRef, SpamKeyFields};
+use crate::key::{KeyKind, KeyRef, LegacyKeys, SpamKeyFields};
 use crate::name::raw_event_name;
 use crate::options::Options;
 use crate::patch::LegacyPatch;
@@ -41,8 +43,9 @@ impl From<Timestamp> for Instants {
 pub enum Correlation<'e> {
     /// Write `event`: patch it with `patch` when set, otherwise create it.
     Write {
-        /// The event to write (a combined event when aggregated).
-        event: Event,
+        /// The event to write (a combined event when aggregated); borrowed
+        /// from the input when it goes out unchanged.
+        event: Observed<'e>,
         /// The patch for a repeat.
         patch: Option<LegacyPatch>,
         /// Why.
@@ -51,10 +54,46 @@ pub enum Correlation<'e> {
     /// Do not write: the spam filter denied it. Its count still went up.
     Skip {
         /// The event that would have been written, when detail was asked for.
-        event: Option<Event>,
+        event: Option<Box<Event>>,
         /// Why.
         why: Why<KeyRef<'e>>,
     },
+}
+
+/// The event a correlation decided on: the input itself when it goes out
+/// unchanged (a first sighting), else a built copy.
+#[derive(Debug)]
+pub enum Observed<'e> {
+    /// The input event, unchanged.
+    Input(&'e Event),
+    /// A repeat (cached name, resource version, first timestamp and count)
+    /// or a combined event.
+    Built(Box<Event>),
+}
+
+impl<'e> Observed<'e> {
+    /// The event, borrowed from the input when possible.
+    pub fn into_cow(self) -> Cow<'e, Event> {
+        match self {
+            Observed::Input(e) => Cow::Borrowed(e),
+            Observed::Built(b) => Cow::Owned(*b),
+        }
+    }
+
+    /// The event, owned.
+    pub fn into_owned(self) -> Event {
+        self.into_cow().into_owned()
+    }
+}
+
+impl core::ops::Deref for Observed<'_> {
+    type Target = Event;
+    fn deref(&self) -> &Event {
+        match self {
+            Observed::Input(e) => e,
+            Observed::Built(b) => b,
+        }
+    }
 }
 
 /// Entries in each of the legacy caches.
@@ -75,9 +114,9 @@ pub struct Correlator {
     pub(crate) dedup: Dedup,
     pub(crate) spam: SpamFilter,
     spam_key: SpamKeyFields,
-    agg_key: Vec<u8>,
-    log_key: Vec<u8>,
-    spam_buf: Vec<u8>,
+    hasher: KeyHasher,
+    keys: LegacyKeys,
+    scratch: alloc::vec::Vec<u8>,
 }
 
 impl Correlator {
@@ -85,14 +124,20 @@ impl Correlator {
     pub fn new(options: &Options) -> Result<Self, OptionsError> {
         options.validate()?;
         let size = options.lru_cache_size;
+        let hasher = KeyHasher::with_seed(options.seed);
         Ok(Correlator {
-            aggregator: Aggregator::new(size, options.max_events, options.max_interval_seconds),
-            dedup: Dedup::new(size),
-            spam: SpamFilter::new(size, Rate::new(options.qps, options.burst)),
+            aggregator: Aggregator::new(
+                size,
+                options.max_events,
+                options.max_interval_seconds,
+                hasher,
+            ),
+            dedup: Dedup::new(size, hasher),
+            spam: SpamFilter::new(size, Rate::new(options.qps, options.burst), hasher),
             spam_key: options.spam_key,
-            agg_key: Vec::with_capacity(256),
-            log_key: Vec::with_capacity(256),
-            spam_buf: Vec::with_capacity(256),
+            hasher,
+            keys: LegacyKeys::default(),
+            scratch: alloc::vec::Vec::with_capacity(256),
         })
     }
 
@@ -126,26 +171,33 @@ impl Correlator {
         at: Instants,
         detail: bool,
     ) -> Correlation<'e> {
+        // One pass over the event's fields encodes all three keys.
+        self.keys.encode(event);
+        let hasher = self.hasher;
+        fn hashed<'a>(hasher: &KeyHasher, bytes: &'a [u8]) -> Lookup<'a> {
+            Lookup::hashed(bytes, hasher.hash(bytes))
+        }
+        let keys = &self.keys;
         let group = KeyRef::of(event, KeyKind::Aggregate);
-        group.encode_into(&mut self.agg_key);
+        let group_lookup = hashed(&hasher, keys.aggregate());
         let aggregation = self
             .aggregator
-            .aggregate(&self.agg_key, &event.message, at.aggregator);
+            .aggregate(group_lookup, &event.message, at.aggregator);
         let distinct_messages = match aggregation {
             Aggregation::Unchanged => None,
             Aggregation::Aggregated { distinct_messages } => Some(distinct_messages),
         };
         let aggregated = distinct_messages.is_some();
 
-        let key = if aggregated {
-            self.log_key.clone_from(&self.agg_key);
-            group
-        } else {
-            let key = KeyRef::of(event, KeyKind::Event);
-            key.encode_into(&mut self.log_key);
-            key
+        // The logger counts a combined event under the group's key.
+        let (key, key_lookup) = match aggregated {
+            true => (group, group_lookup),
+            false => (
+                KeyRef::of(event, KeyKind::Event),
+                hashed(&hasher, keys.event()),
+            ),
         };
-        let seen = self.dedup.observe(&self.log_key, || {
+        let seen = self.dedup.observe(key_lookup, || {
             if aggregated {
                 LogEntry {
                     count: 1,
@@ -164,8 +216,9 @@ impl Correlator {
         });
 
         let spam_key = KeyRef::of(event, KeyKind::Spam(self.spam_key));
-        spam_key.encode_into(&mut self.spam_buf);
-        let take = self.spam.check(&self.spam_buf, at.filter);
+        let take = self
+            .spam
+            .check(hashed(&hasher, keys.spam(self.spam_key)), at.filter);
 
         let count = match seen {
             Seen::Again { count } => count,
@@ -188,10 +241,15 @@ impl Correlator {
             why.rule = Rule::SpamFiltered;
             why.spam_key = Some(spam_key);
             why.tokens = Some(available);
-            let event = detail.then(|| self.observed(event, aggregated, seen, at.aggregator));
+            let event = detail.then(|| {
+                Box::new(
+                    self.observed(event, key_lookup, aggregated, seen, at.aggregator)
+                        .into_owned(),
+                )
+            });
             return Correlation::Skip { event, why };
         }
-        let observed = self.observed(event, aggregated, seen, at.aggregator);
+        let observed = self.observed(event, key_lookup, aggregated, seen, at.aggregator);
         let patch = matches!(seen, Seen::Again { .. }).then(|| LegacyPatch {
             count: observed.count,
             last_timestamp: observed.last_timestamp,
@@ -207,14 +265,24 @@ impl Correlator {
     /// The event as `eventObserve` returns it: the input (or the combined
     /// event), with the cached name, resource version and first timestamp
     /// of a repeat.
-    fn observed(&self, event: &Event, aggregated: bool, seen: Seen, now: Timestamp) -> Event {
+    fn observed<'e>(
+        &self,
+        event: &'e Event,
+        key: Lookup<'_>,
+        aggregated: bool,
+        seen: Seen,
+        now: Timestamp,
+    ) -> Observed<'e> {
+        if !aggregated && seen == Seen::First {
+            return Observed::Input(event);
+        }
         let mut out = if aggregated {
             combined_event(event, now)
         } else {
             event.clone()
         };
         if let Seen::Again { count } = seen
-            && let Some(entry) = self.dedup.peek(&self.log_key)
+            && let Some(entry) = self.dedup.peek(key)
         {
             out.metadata.name.clone_from(&entry.name);
             out.metadata
@@ -223,35 +291,36 @@ impl Correlator {
             out.first_timestamp = entry.first_timestamp;
             out.count = count;
         }
-        out
+        Observed::Built(Box::new(out))
     }
 
     /// client-go `UpdateState`: records what the API server stored, under
     /// the full key of the stored event.
     pub fn update_state(&mut self, stored: &Event) {
-        KeyRef::of(stored, KeyKind::Event).encode_into(&mut self.log_key);
+        KeyRef::of(stored, KeyKind::Event).encode_into(&mut self.scratch);
         self.dedup.update_state(
-            &self.log_key,
-            LogEntry {
+            (&self.scratch).into(),
+            StoredEntry {
                 count: stored.count,
                 first_timestamp: stored.first_timestamp,
-                name: stored.metadata.name.clone(),
-                resource_version: stored.metadata.resource_version.clone(),
+                name: &stored.metadata.name,
+                resource_version: &stored.metadata.resource_version,
             },
         );
     }
 
-    /// Records what the sink stored for `sent` (whose key fields the stored
-    /// event shares), as `update_state` would with the returned event.
-    pub(crate) fn record_stored(&mut self, sent: &Event, stored: &crate::sink::Stored) {
-        KeyRef::of(sent, KeyKind::Event).encode_into(&mut self.log_key);
+    /// [`update_state`](Correlator::update_state) from the event sent and
+    /// what the sink stored (the stored event shares the sent one's key
+    /// fields), without copying the event.
+    pub fn update_state_from(&mut self, sent: &Event, stored: &crate::sink::Stored) {
+        KeyRef::of(sent, KeyKind::Event).encode_into(&mut self.scratch);
         self.dedup.update_state(
-            &self.log_key,
-            LogEntry {
+            (&self.scratch).into(),
+            StoredEntry {
                 count: stored.count,
                 first_timestamp: sent.first_timestamp,
-                name: stored.name.clone(),
-                resource_version: stored.resource_version.clone(),
+                name: &stored.name,
+                resource_version: &stored.resource_version,
             },
         );
     }

@@ -7,6 +7,7 @@
 use alloc::string::String;
 use core::num::NonZeroUsize;
 
+use crate::cache_key::{KeyHasher, Lookup};
 use crate::lru::Lru;
 use crate::time::Timestamp;
 
@@ -37,15 +38,15 @@ pub(crate) struct Dedup {
 }
 
 impl Dedup {
-    pub(crate) fn new(capacity: NonZeroUsize) -> Self {
+    pub(crate) fn new(capacity: NonZeroUsize, hasher: KeyHasher) -> Self {
         Dedup {
-            cache: Lru::new(capacity),
+            cache: Lru::with_hasher(capacity, hasher),
         }
     }
 
     /// client-go `eventObserve`. `incoming` builds the entry stored for a
     /// first sighting; it is not called for a repeat, which allocates nothing.
-    pub(crate) fn observe(&mut self, key: &[u8], incoming: impl FnOnce() -> LogEntry) -> Seen {
+    pub(crate) fn observe(&mut self, key: Lookup<'_>, incoming: impl FnOnce() -> LogEntry) -> Seen {
         if let Some(entry) = self.cache.get_mut(key)
             && entry.count > 0
         {
@@ -57,12 +58,38 @@ impl Dedup {
     }
 
     /// The entry under `key`, recency untouched.
-    pub(crate) fn peek(&self, key: &[u8]) -> Option<&LogEntry> {
+    pub(crate) fn peek(&self, key: Lookup<'_>) -> Option<&LogEntry> {
         self.cache.peek(key)
     }
 
-    /// client-go `updateState`: what the API server returned becomes the entry.
-    pub(crate) fn update_state(&mut self, key: &[u8], entry: LogEntry) {
+    /// client-go `updateState`: what the API server stored becomes the entry
+    /// (updated in place when cached, so unchanged strings are not copied).
+    pub(crate) fn update_state(&mut self, key: Lookup<'_>, stored: StoredEntry<'_>) {
+        if let Some(entry) = self.cache.get_mut(key) {
+            entry.count = stored.count;
+            entry.first_timestamp = stored.first_timestamp;
+            if entry.name != stored.name {
+                entry.name = stored.name.into();
+            }
+            if entry.resource_version != stored.resource_version {
+                entry.resource_version = stored.resource_version.into();
+            }
+            return;
+        }
+        let entry = LogEntry {
+            count: stored.count,
+            first_timestamp: stored.first_timestamp,
+            name: stored.name.into(),
+            resource_version: stored.resource_version.into(),
+        };
         self.cache.insert(key, entry);
     }
+}
+
+/// What `update_state` records, borrowed from the stored event.
+pub(crate) struct StoredEntry<'a> {
+    pub(crate) count: i32,
+    pub(crate) first_timestamp: Option<Timestamp>,
+    pub(crate) name: &'a str,
+    pub(crate) resource_version: &'a str,
 }

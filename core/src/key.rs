@@ -4,16 +4,20 @@
 //! collide (name `ab` in namespace `c` against name `b` in namespace `ca`).
 //! hush ends every field with the byte `0xFF`, which never occurs in UTF-8, so
 //! two keys are equal exactly when all their fields are equal.
+//!
+//! Keys are shown in client-go's field order. They are stored in an order
+//! chosen so that the three legacy keys of one event are contiguous slices
+//! of a single encoding ([`LegacyKeys`]): one pass over an event's fields
+//! serves all three caches.
 
-use alloc::boxed::Box;
 use alloc::vec::Vec;
-use core::borrow::Borrow;
 use core::fmt;
+use core::ops::Range;
 
 use crate::event::Event;
 
 /// The byte that ends each field of an encoded key (never valid in UTF-8).
-const FIELD_END: u8 = 0xFF;
+pub(crate) const FIELD_END: u8 = 0xFF;
 
 /// Which fields the spam filter groups by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -42,32 +46,99 @@ pub enum KeyKind {
     /// and instance, the whole regarding reference (resource version and
     /// field path included) and the related one; not the note.
     Isomorphic,
+    /// The Event object itself: namespace and name (the write path's key).
+    Target,
 }
 
-const MAX_FIELDS: usize = 19;
-
-/// A key's fields, borrowed from the event they were computed from.
+/// A key: which fields of which event. Cheap to copy; the fields are read
+/// from the event when needed.
 #[derive(Clone, Copy)]
 pub struct KeyRef<'e> {
-    fields: [&'e str; MAX_FIELDS],
-    len: usize,
+    event: &'e Event,
+    kind: KeyKind,
 }
 
 impl<'e> KeyRef<'e> {
     /// The key of `kind` for `event`.
     pub fn of(event: &'e Event, kind: KeyKind) -> Self {
-        let o = &event.involved_object;
-        let s = &event.source;
-        let mut fields = [""; MAX_FIELDS];
-        let list: &[&'e str] = match kind {
+        KeyRef { event, kind }
+    }
+
+    /// Which key this is.
+    pub fn kind(&self) -> KeyKind {
+        self.kind
+    }
+
+    /// Calls `f` with each field, in order.
+    #[inline]
+    pub fn for_each_field(&self, mut f: impl FnMut(&'e str)) {
+        let e = self.event;
+        let o = &e.involved_object;
+        let s = &e.source;
+        match self.kind {
+            KeyKind::Event => {
+                for x in [
+                    &s.component,
+                    &s.host,
+                    &o.kind,
+                    &o.namespace,
+                    &o.name,
+                    &o.field_path,
+                    &o.uid,
+                    &o.api_version,
+                    &e.type_,
+                    &e.reason,
+                    &e.message,
+                ] {
+                    f(x);
+                }
+            }
+            KeyKind::Spam(fields) => {
+                for x in [
+                    &s.component,
+                    &s.host,
+                    &o.kind,
+                    &o.namespace,
+                    &o.name,
+                    &o.uid,
+                    &o.api_version,
+                    &e.type_,
+                ] {
+                    f(x);
+                }
+                if fields == SpamKeyFields::SourceObjectTypeReason {
+                    f(&e.reason);
+                }
+            }
+            KeyKind::Aggregate => {
+                for x in [
+                    &s.component,
+                    &s.host,
+                    &o.kind,
+                    &o.namespace,
+                    &o.name,
+                    &o.uid,
+                    &o.api_version,
+                    &e.type_,
+                    &e.reason,
+                    &e.reporting_controller,
+                    &e.reporting_instance,
+                ] {
+                    f(x);
+                }
+            }
+            KeyKind::Target => {
+                f(&e.metadata.namespace);
+                f(&e.metadata.name);
+            }
             KeyKind::Isomorphic => {
                 // A missing `related` and an all-empty one are equal, as in Go.
-                let r = [
-                    &event.type_,
-                    &event.action,
-                    &event.reason,
-                    &event.reporting_controller,
-                    &event.reporting_instance,
+                for x in [
+                    &e.type_,
+                    &e.action,
+                    &e.reason,
+                    &e.reporting_controller,
+                    &e.reporting_instance,
                     &o.kind,
                     &o.namespace,
                     &o.name,
@@ -75,115 +146,92 @@ impl<'e> KeyRef<'e> {
                     &o.api_version,
                     &o.resource_version,
                     &o.field_path,
-                ];
-                for (slot, f) in fields.iter_mut().zip(r) {
-                    *slot = f.as_str();
+                ] {
+                    f(x);
                 }
-                if let Some(rel) = &event.related {
-                    let rs = [
-                        &rel.kind,
-                        &rel.namespace,
-                        &rel.name,
-                        &rel.uid,
-                        &rel.api_version,
-                        &rel.resource_version,
-                        &rel.field_path,
-                    ];
-                    for (slot, f) in fields[12..].iter_mut().zip(rs) {
-                        *slot = f.as_str();
+                match &e.related {
+                    Some(r) => {
+                        for x in [
+                            &r.kind,
+                            &r.namespace,
+                            &r.name,
+                            &r.uid,
+                            &r.api_version,
+                            &r.resource_version,
+                            &r.field_path,
+                        ] {
+                            f(x);
+                        }
                     }
+                    None => (0..7).for_each(|_| f("")),
                 }
-                return KeyRef {
-                    fields,
-                    len: MAX_FIELDS,
-                };
             }
-            KeyKind::Event => &[
-                &s.component,
-                &s.host,
-                &o.kind,
-                &o.namespace,
-                &o.name,
-                &o.field_path,
-                &o.uid,
-                &o.api_version,
-                &event.type_,
-                &event.reason,
-                &event.message,
-            ],
-            KeyKind::Spam(SpamKeyFields::SourceObjectType) => &[
-                &s.component,
-                &s.host,
-                &o.kind,
-                &o.namespace,
-                &o.name,
-                &o.uid,
-                &o.api_version,
-                &event.type_,
-            ],
-            KeyKind::Spam(SpamKeyFields::SourceObjectTypeReason) => &[
-                &s.component,
-                &s.host,
-                &o.kind,
-                &o.namespace,
-                &o.name,
-                &o.uid,
-                &o.api_version,
-                &event.type_,
-                &event.reason,
-            ],
-            KeyKind::Aggregate => &[
-                &s.component,
-                &s.host,
-                &o.kind,
-                &o.namespace,
-                &o.name,
-                &o.uid,
-                &o.api_version,
-                &event.type_,
-                &event.reason,
-                &event.reporting_controller,
-                &event.reporting_instance,
-            ],
-        };
-        fields[..list.len()].copy_from_slice(list);
-        KeyRef {
-            fields,
-            len: list.len(),
         }
     }
 
     /// The fields in order.
-    pub fn fields(&self) -> &[&'e str] {
-        &self.fields[..self.len]
+    pub fn fields(&self) -> Vec<&'e str> {
+        let mut out = Vec::with_capacity(19);
+        self.for_each_field(|f| out.push(f));
+        out
     }
 
-    /// Writes the unambiguous encoding into `buf` (cleared first).
+    /// Calls `f` with each field in storage order: client-go's order, except
+    /// that the event key starts with field path and message, so that it
+    /// shares its tail with the spam and aggregate keys ([`LegacyKeys`]).
+    #[inline]
+    pub fn for_each_stored_field(&self, mut f: impl FnMut(&'e str)) {
+        match self.kind {
+            KeyKind::Event => {
+                let o = &self.event.involved_object;
+                f(&o.field_path);
+                f(&self.event.message);
+                let mut i = 0;
+                self.for_each_field(|x| {
+                    // client-go order minus field path (6th) and message (11th).
+                    if i != 5 && i != 10 {
+                        f(x);
+                    }
+                    i += 1;
+                });
+            }
+            _ => self.for_each_field(f),
+        }
+    }
+
+    /// Writes the unambiguous encoding (storage order) into `buf`, cleared first.
     pub fn encode_into(&self, buf: &mut Vec<u8>) {
         buf.clear();
-        for f in self.fields() {
+        self.for_each_stored_field(|f| {
             buf.extend_from_slice(f.as_bytes());
             buf.push(FIELD_END);
-        }
+        });
     }
 
     /// The fields as owned strings.
     pub fn to_owned_fields(&self) -> Vec<alloc::string::String> {
-        self.fields()
-            .iter()
-            .map(|f| alloc::string::ToString::to_string(*f))
-            .collect()
+        let mut out = Vec::with_capacity(19);
+        self.for_each_field(|f| out.push(alloc::string::ToString::to_string(f)));
+        out
     }
 
     /// client-go's own key: the fields concatenated with no separator.
     pub fn client_go_string(&self) -> alloc::string::String {
-        self.fields().concat()
+        let mut out = alloc::string::String::new();
+        self.for_each_field(|f| out.push_str(f));
+        out
     }
 }
 
 impl fmt::Debug for KeyRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.fields()).finish()
+    }
+}
+
+impl PartialEq for KeyRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.fields() == other.fields()
     }
 }
 
@@ -194,39 +242,76 @@ impl serde::Serialize for KeyRef<'_> {
     }
 }
 
-/// An owned, encoded key as the caches store it.
-#[derive(Clone, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Key(Box<[u8]>);
-
-impl Key {
-    /// An owned copy of an encoded key.
-    pub fn from_encoded(bytes: &[u8]) -> Self {
-        Key(bytes.into())
-    }
-
-    /// The encoded bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.0
-    }
-
-    /// The fields in order.
-    pub fn fields(&self) -> impl Iterator<Item = &str> {
-        let body = self.0.strip_suffix(&[FIELD_END]).unwrap_or(&self.0);
-        body.split(|b| *b == FIELD_END)
-            .map(|f| core::str::from_utf8(f).unwrap_or("\u{FFFD}"))
-    }
+/// The three legacy keys of one event, encoded in one pass: the event key,
+/// spam key and aggregate key are slices of a single buffer laid out as
+/// `fieldPath message | source object type | reason | reportingController
+/// reportingInstance`.
+#[derive(Debug, Default)]
+pub(crate) struct LegacyKeys {
+    buf: Vec<u8>,
+    /// Where `source object type` starts and ends, then where `reason` ends.
+    shared: usize,
+    typed: usize,
+    reasoned: usize,
 }
 
-impl Borrow<[u8]> for Key {
-    fn borrow(&self) -> &[u8] {
-        &self.0
+impl LegacyKeys {
+    /// Encodes `event`'s fields, replacing the previous event's.
+    #[inline]
+    pub(crate) fn encode(&mut self, event: &Event) {
+        let o = &event.involved_object;
+        let s = &event.source;
+        let buf = &mut self.buf;
+        buf.clear();
+        fn put(buf: &mut Vec<u8>, f: &str) {
+            buf.extend_from_slice(f.as_bytes());
+            buf.push(FIELD_END);
+        }
+        put(buf, &o.field_path);
+        put(buf, &event.message);
+        let shared = buf.len();
+        for f in [
+            &s.component,
+            &s.host,
+            &o.kind,
+            &o.namespace,
+            &o.name,
+            &o.uid,
+            &o.api_version,
+            &event.type_,
+        ] {
+            put(buf, f);
+        }
+        let typed = buf.len();
+        put(buf, &event.reason);
+        let reasoned = buf.len();
+        put(buf, &event.reporting_controller);
+        put(buf, &event.reporting_instance);
+        self.shared = shared;
+        self.typed = typed;
+        self.reasoned = reasoned;
     }
-}
 
-impl fmt::Debug for Key {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.fields()).finish()
+    fn slice(&self, range: Range<usize>) -> &[u8] {
+        &self.buf[range]
+    }
+
+    /// client-go `getEventKey`'s fields.
+    pub(crate) fn event(&self) -> &[u8] {
+        self.slice(0..self.reasoned)
+    }
+
+    /// The spam key's fields.
+    pub(crate) fn spam(&self, fields: SpamKeyFields) -> &[u8] {
+        match fields {
+            SpamKeyFields::SourceObjectType => self.slice(self.shared..self.typed),
+            SpamKeyFields::SourceObjectTypeReason => self.slice(self.shared..self.reasoned),
+        }
+    }
+
+    /// The aggregate key's fields.
+    pub(crate) fn aggregate(&self) -> &[u8] {
+        self.slice(self.shared..self.buf.len())
     }
 }
 
@@ -310,11 +395,34 @@ mod tests {
     }
 
     #[test]
+    fn legacy_keys_are_slices_of_one_encoding() {
+        let e = example();
+        let mut keys = LegacyKeys::default();
+        keys.encode(&e);
+        let mut buf = Vec::new();
+        for (kind, slice) in [
+            (KeyKind::Event, keys.event()),
+            (KeyKind::Aggregate, keys.aggregate()),
+            (
+                KeyKind::Spam(SpamKeyFields::SourceObjectType),
+                keys.spam(SpamKeyFields::SourceObjectType),
+            ),
+            (
+                KeyKind::Spam(SpamKeyFields::SourceObjectTypeReason),
+                keys.spam(SpamKeyFields::SourceObjectTypeReason),
+            ),
+        ] {
+            KeyRef::of(&e, kind).encode_into(&mut buf);
+            assert_eq!(buf, slice, "{kind:?}");
+        }
+    }
+
+    #[test]
     fn encoded_keys_decode_to_their_fields() {
         let e = example();
         let mut buf = Vec::new();
         KeyRef::of(&e, KeyKind::Aggregate).encode_into(&mut buf);
-        let key = Key::from_encoded(&buf);
+        let key = crate::cache_key::Key::from_encoded(&buf);
         let fields: Vec<_> = key.fields().map(ToString::to_string).collect();
         assert_eq!(
             fields,
@@ -326,6 +434,9 @@ mod tests {
         let mut empty = Event::default();
         empty.source.component = "x".into();
         KeyRef::of(&empty, KeyKind::Spam(SpamKeyFields::SourceObjectType)).encode_into(&mut buf);
-        assert_eq!(Key::from_encoded(&buf).fields().count(), 8);
+        assert_eq!(
+            crate::cache_key::Key::from_encoded(&buf).fields().count(),
+            8
+        );
     }
 }

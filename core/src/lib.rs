@@ -44,6 +44,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod aggregator;
+pub mod cache_key;
 pub mod complete;
 pub mod correlator;
 mod dedup;
@@ -69,7 +70,7 @@ pub mod validate;
 pub mod why;
 pub mod writer;
 
-pub use correlator::{CacheSizes, Correlation, Correlator, Instants};
+pub use correlator::{CacheSizes, Correlation, Correlator, Instants, Observed};
 pub use error::OptionsError;
 pub use event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
 pub use key::SpamKeyFields;

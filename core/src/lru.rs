@@ -1,16 +1,18 @@
 //! Bounded least-recently-used maps, as `k8s.io/utils/lru` behaves.
 //!
-//! A thin layer over the `lru` crate, keyed by encoded [`Key`]s and looked up
-//! by borrowed bytes, so a hit costs no allocation. `get_mut` touches recency
+//! A thin layer over the `lru` crate. Keys are looked up straight from an
+//! event's fields ([`KeyRef`](crate::key::KeyRef)) or from their encoding;
+//! only inserting a new key copies its fields. `get_mut` touches recency
 //! (Go's `Get`), `peek` does not, and `insert` returns what it evicted.
 
 use core::num::NonZeroUsize;
 
-use crate::key::Key;
+use crate::cache_key::{Key, KeyHasher, Lookup, Probe};
 
 /// A bounded map that evicts its least recently used entry.
 pub struct Lru<V> {
     inner: lru::LruCache<Key, V>,
+    hasher: KeyHasher,
 }
 
 impl<V> Lru<V> {
@@ -27,34 +29,50 @@ impl<V> Lru<V> {
     /// assert_eq!((evicted.as_bytes(), value), (&b"b"[..], 2));
     /// ```
     pub fn new(capacity: NonZeroUsize) -> Self {
+        Self::with_hasher(capacity, KeyHasher::default())
+    }
+
+    /// An empty map whose keys are hashed by `hasher`.
+    pub fn with_hasher(capacity: NonZeroUsize, hasher: KeyHasher) -> Self {
         Lru {
             inner: lru::LruCache::new(capacity),
+            hasher,
         }
     }
 
     /// The value under `key`, marked most recently used.
-    pub fn get_mut(&mut self, key: &[u8]) -> Option<&mut V> {
-        self.inner.get_mut(key)
+    pub fn get_mut<'a>(&mut self, key: impl Into<Lookup<'a>>) -> Option<&mut V> {
+        let probe = Probe::new(&self.hasher, key.into());
+        self.inner.get_mut(probe.as_dyn())
     }
 
     /// The value under `key`, recency untouched.
-    pub fn peek(&self, key: &[u8]) -> Option<&V> {
-        self.inner.peek(key)
+    pub fn peek<'a>(&self, key: impl Into<Lookup<'a>>) -> Option<&V> {
+        let probe = Probe::new(&self.hasher, key.into());
+        self.inner.peek(probe.as_dyn())
+    }
+
+    /// The value under `key`, mutably, recency untouched.
+    pub fn peek_mut<'a>(&mut self, key: impl Into<Lookup<'a>>) -> Option<&mut V> {
+        let probe = Probe::new(&self.hasher, key.into());
+        self.inner.peek_mut(probe.as_dyn())
     }
 
     /// Stores `value` under `key` as most recently used. Returns the entry
     /// evicted to make room, if the map was full and `key` was new.
-    pub fn insert(&mut self, key: &[u8], value: V) -> Option<(Key, V)> {
-        if let Some(slot) = self.inner.get_mut(key) {
+    pub fn insert<'a>(&mut self, key: impl Into<Lookup<'a>>, value: V) -> Option<(Key, V)> {
+        let probe = Probe::new(&self.hasher, key.into());
+        if let Some(slot) = self.inner.get_mut(probe.as_dyn()) {
             *slot = value;
             return None;
         }
-        self.inner.push(Key::from_encoded(key), value)
+        self.inner.push(probe.to_key(), value)
     }
 
-    /// The value under `key`, mutably, recency untouched.
-    pub fn peek_mut(&mut self, key: &[u8]) -> Option<&mut V> {
-        self.inner.peek_mut(key)
+    /// Removes and returns the value under `key`.
+    pub fn remove<'a>(&mut self, key: impl Into<Lookup<'a>>) -> Option<V> {
+        let probe = Probe::new(&self.hasher, key.into());
+        self.inner.pop(probe.as_dyn())
     }
 
     /// The least recently used entry, recency untouched.
@@ -65,11 +83,6 @@ impl<V> Lru<V> {
     /// Removes and returns the least recently used entry.
     pub fn pop_oldest(&mut self) -> Option<(Key, V)> {
         self.inner.pop_lru()
-    }
-
-    /// Removes and returns the value under `key`.
-    pub fn remove(&mut self, key: &[u8]) -> Option<V> {
-        self.inner.pop(key)
     }
 
     /// Number of entries.
@@ -141,5 +154,15 @@ mod tests {
         assert!(lru.insert(b"a", 10).is_none());
         assert_eq!(lru.insert(b"c", 3).map(|(_, v)| v), Some(2));
         assert_eq!(lru.len(), 2);
+    }
+
+    #[test]
+    fn stored_keys_find_their_entries_under_any_seed() {
+        let mut lru = Lru::with_hasher(cap(4), KeyHasher::with_seed(7));
+        lru.insert(b"a\xffb\xff", 1);
+        let stored = lru.peek_oldest().unwrap().0.clone();
+        assert_eq!(stored, Key::from_encoded(b"a\xffb\xff"));
+        assert_eq!(lru.remove(&stored), Some(1));
+        assert!(lru.is_empty());
     }
 }

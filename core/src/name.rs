@@ -79,16 +79,25 @@ fn sanitize(object_name: &str, max: usize) -> String {
 /// Kubernetes `IsDNS1123Subdomain`: at most 253 bytes of dot-separated labels,
 /// each of lower-case alphanumerics and `-`, starting and ending alphanumeric.
 pub fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= MAX_NAME_LEN
-        && !s.is_empty()
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-            !b.is_empty()
-                && alnum(&b[0])
-                && alnum(&b[b.len() - 1])
-                && b.iter().all(|c| alnum(c) || *c == b'-')
-        })
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > MAX_NAME_LEN {
+        return false;
+    }
+    // One pass: each label starts and ends alphanumeric, dashes inside.
+    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let mut previous = b'.';
+    for &c in b {
+        let ok = match c {
+            b'.' => alnum(previous),
+            b'-' => previous != b'.',
+            c => alnum(c),
+        };
+        if !ok {
+            return false;
+        }
+        previous = c;
+    }
+    alnum(previous)
 }
 
 #[cfg(test)]

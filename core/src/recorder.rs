@@ -3,6 +3,7 @@
 //! [`Sink`]; the recorder decides, writes through the sink, and reports
 //! what it did and why.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::complete::{complete_core_v1, complete_events_v1};
@@ -13,12 +14,12 @@ use crate::key::KeyRef;
 use crate::options::{Mode, Options};
 use crate::patch::{LegacyPatch, Patch};
 use crate::series::{SeriesCorrelator, SeriesDecision, TimerWrite};
-use crate::sink::{Sink, Stored};
+use crate::sink::Sink;
 use crate::stats::Stats;
 use crate::time::Timestamp;
 use crate::validate;
 use crate::why::{Explanation, Why};
-use crate::writer::{DropCause, Retried, WriteOp, WriteStatus, Writer};
+use crate::writer::{DropCause, Request, Retried, WriteOp, WriteStatus, Writer};
 
 /// What was done with an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +44,7 @@ pub struct Outcome<'e> {
     /// What was done.
     pub action: Action,
     /// The event as written (or as it would have been), when detail was asked for.
-    pub event: Option<Event>,
+    pub event: Option<Box<Event>>,
     /// The patch sent, when detail was asked for.
     pub patch: Option<Patch>,
     /// Why; `None` only for a refused event.
@@ -148,7 +149,7 @@ impl Recorder {
         };
         if let Err(reason) = check {
             self.stats.refused += 1;
-            let event = detail.then(|| event.clone());
+            let event = detail.then(|| Box::new(event.clone()));
             return Outcome {
                 action: Action::Refuse,
                 event,
@@ -192,32 +193,29 @@ impl Recorder {
                 // client-go decides on the count: an event with count > 1
                 // that is not cached is patched with its own fields (client-go
                 // sends an empty body and relies on the 404 fallback).
-                let (action, op) = if event.count > 1 {
+                let (action, patch) = if event.count > 1 {
                     let patch = patch.unwrap_or_else(|| LegacyPatch {
                         count: event.count,
                         last_timestamp: event.last_timestamp,
                         message: event.message.clone(),
                     });
-                    (
-                        Action::Patch,
-                        WriteOp::Patch {
-                            event,
-                            patch: Patch::Legacy(patch),
-                        },
-                    )
+                    (Action::Patch, Some(Patch::Legacy(patch)))
                 } else {
-                    (Action::Create, WriteOp::Create(event))
+                    (Action::Create, None)
                 };
                 let (out_event, out_patch) = match detail {
-                    true => (Some(op.event().clone()), op.patch().cloned()),
+                    true => (Some(Box::new(Event::clone(&event))), patch.clone()),
                     false => (None, None),
                 };
                 let status = self.writer.submit(
-                    op,
+                    Request {
+                        event: event.into_cow(),
+                        patch,
+                    },
                     now,
                     sink,
                     &mut self.stats,
-                    &mut |op, stored| correlator.update_state_from(op.event(), stored),
+                    &mut |event, stored| correlator.update_state_from(event, stored),
                     &mut self.retried,
                 );
                 Outcome {
@@ -252,7 +250,10 @@ impl Recorder {
         match decision {
             SeriesDecision::Absorb { why } => {
                 self.stats.absorbed += 1;
-                let event = detail.then(|| series.cached_event(event)).flatten();
+                let event = detail
+                    .then(|| series.cached_event(event))
+                    .flatten()
+                    .map(Box::new);
                 Outcome {
                     action: Action::Absorb,
                     event,
@@ -268,15 +269,15 @@ impl Recorder {
                     Action::Create
                 };
                 let (out_event, out_patch) = match detail {
-                    true => (Some(op.event().clone()), op.patch().cloned()),
+                    true => (Some(Box::new(op.event().clone())), op.patch().cloned()),
                     false => (None, None),
                 };
                 let status = self.writer.submit(
-                    *op,
+                    Request::from(*op),
                     now,
                     sink,
                     &mut self.stats,
-                    &mut |op, stored| series.written(op.event(), stored),
+                    &mut |event, stored| series.written(event, stored),
                     &mut self.retried,
                 );
                 Outcome {
@@ -297,11 +298,11 @@ impl Recorder {
         };
         let report_op = write.op.clone();
         let status = self.writer.submit(
-            write.op,
+            Request::from(write.op),
             now,
             sink,
             &mut self.stats,
-            &mut |op, stored| series.written(op.event(), stored),
+            &mut |event, stored| series.written(event, stored),
             &mut self.retried,
         );
         TickWrite {
@@ -320,7 +321,7 @@ impl Recorder {
                 now,
                 sink,
                 &mut self.stats,
-                &mut |op, stored| correlator.update_state_from(op.event(), stored),
+                &mut |event, stored| correlator.update_state_from(event, stored),
                 &mut self.retried,
             ),
             Engine::Series(series) => {
@@ -328,7 +329,7 @@ impl Recorder {
                     now,
                     sink,
                     &mut self.stats,
-                    &mut |op, stored| series.written(op.event(), stored),
+                    &mut |event, stored| series.written(event, stored),
                     &mut self.retried,
                 );
                 while let Some((kind, at, writes)) = self.next_series_timer(now) {
@@ -408,13 +409,5 @@ impl Recorder {
     /// Capacity of the held queue.
     pub fn held_capacity(&self) -> usize {
         self.writer.held_capacity().get()
-    }
-}
-
-impl Correlator {
-    /// [`update_state`](Correlator::update_state) from the event sent and
-    /// what the sink stored, without copying the event.
-    pub fn update_state_from(&mut self, sent: &Event, stored: &Stored) {
-        self.record_stored(sent, stored);
     }
 }

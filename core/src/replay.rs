@@ -6,6 +6,7 @@
 //! component in wasmtime and the browser build replay through the same
 //! loop and print the same lines.
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::event::Event;
@@ -27,7 +28,7 @@ pub struct Decision {
     /// What was done.
     pub action: Action,
     /// The event as written (or as it would have been).
-    pub event: Option<Event>,
+    pub event: Option<Box<Event>>,
     /// The patch sent.
     pub patch: Option<Patch>,
     /// Why (absent only for a refused event).

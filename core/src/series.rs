@@ -11,6 +11,7 @@
 
 use alloc::vec::Vec;
 
+use crate::cache_key::KeyHasher;
 use crate::event::{Event, EventSeries};
 use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
@@ -73,7 +74,7 @@ impl SeriesCorrelator {
     /// An empty cache; the timers start with the first event.
     pub fn new(options: &Options) -> Self {
         SeriesCorrelator {
-            cache: Lru::new(options.lru_cache_size),
+            cache: Lru::with_hasher(options.lru_cache_size, KeyHasher::with_seed(options.seed)),
             timers: None,
             finish_nanos: i64::from(options.finish_seconds.get()) * NANOS_PER_SECOND,
             heartbeat_nanos: i64::from(options.heartbeat_seconds.get()) * NANOS_PER_SECOND,
@@ -194,7 +195,7 @@ impl SeriesCorrelator {
             .collect();
         stale
             .into_iter()
-            .filter_map(|k| self.cache.remove(k.as_bytes()))
+            .filter_map(|k| self.cache.remove(&k))
             .filter_map(|e| final_write(e, Rule::Finish))
             .collect()
     }

@@ -3,6 +3,7 @@
 
 use core::num::NonZeroUsize;
 
+use crate::cache_key::{KeyHasher, Lookup};
 use crate::lru::Lru;
 use crate::time::Timestamp;
 use crate::token_bucket::{Rate, Take, TokenBucket};
@@ -15,16 +16,16 @@ pub(crate) struct SpamFilter {
 }
 
 impl SpamFilter {
-    pub(crate) fn new(capacity: NonZeroUsize, rate: Rate) -> Self {
+    pub(crate) fn new(capacity: NonZeroUsize, rate: Rate, hasher: KeyHasher) -> Self {
         SpamFilter {
-            cache: Lru::new(capacity),
+            cache: Lru::with_hasher(capacity, hasher),
             rate,
         }
     }
 
     /// Takes a token from the bucket under `key`, creating a full bucket for
     /// a key not seen (or evicted) before.
-    pub(crate) fn check(&mut self, key: &[u8], now: Timestamp) -> Take {
+    pub(crate) fn check(&mut self, key: Lookup<'_>, now: Timestamp) -> Take {
         let rate = self.rate;
         if let Some(bucket) = self.cache.get_mut(key) {
             return bucket.try_take(&rate, now);

@@ -40,13 +40,18 @@ impl Timestamp {
 
     /// The instant truncated to its whole second (towards the past).
     pub const fn truncate_to_second(self) -> Self {
-        Timestamp(self.0.div_euclid(NANOS_PER_SECOND) * NANOS_PER_SECOND)
+        // Saturates in the first second of the range, which has no whole second before it.
+        Timestamp(
+            self.0
+                .div_euclid(NANOS_PER_SECOND)
+                .saturating_mul(NANOS_PER_SECOND),
+        )
     }
 
     /// The instant truncated to its whole microsecond (towards the past),
     /// which is what a `MicroTime` keeps.
     pub const fn truncate_to_micro(self) -> Self {
-        Timestamp(self.0.div_euclid(1_000) * 1_000)
+        Timestamp(self.0.div_euclid(1_000).saturating_mul(1_000))
     }
 
     /// `self - earlier` in nanoseconds, saturating like Go's `Time.Sub`.
@@ -269,9 +274,8 @@ fn parse(b: &[u8]) -> Option<Timestamp> {
     };
     let secs =
         days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset;
-    secs.checked_mul(NANOS_PER_SECOND)?
-        .checked_add(nanos)
-        .map(Timestamp)
+    let total = i128::from(secs) * i128::from(NANOS_PER_SECOND) + i128::from(nanos);
+    i64::try_from(total).ok().map(Timestamp)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Explanations: every decision says which rule made it, under which key.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::key::KeyRef;
@@ -72,7 +72,7 @@ pub type Explanation = Why<Vec<String>>;
 impl Why<KeyRef<'_>> {
     /// Copies the borrowed keys into owned strings.
     pub fn to_owned(&self) -> Explanation {
-        let own = |k: &KeyRef<'_>| k.fields().iter().map(|f| f.to_string()).collect();
+        let own = |k: &KeyRef<'_>| k.to_owned_fields();
         Why {
             rule: self.rule,
             key: own(&self.key),

@@ -8,10 +8,12 @@
 //! merge: the later write carries the total count. Time is passed in; due
 //! retries run when the host next calls in.
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::num::NonZeroUsize;
 
 use crate::event::Event;
+use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
 use crate::options::Options;
 use crate::patch::Patch;
@@ -56,6 +58,44 @@ impl WriteOp {
         match (self, later) {
             (WriteOp::Create(_), WriteOp::Patch { event, .. }) => WriteOp::Create(event),
             (_, later) => later,
+        }
+    }
+}
+
+/// A write about to be attempted. The event is borrowed when it goes out as
+/// it came in (a first sighting), and copied only if the write must be held.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The event written (for a patch: the full event, for the create fallback).
+    pub event: Cow<'a, Event>,
+    /// The patch, for a patch.
+    pub patch: Option<Patch>,
+}
+
+impl Request<'_> {
+    /// The owned write, as the held queue keeps it.
+    pub fn into_op(self) -> WriteOp {
+        match self.patch {
+            None => WriteOp::Create(self.event.into_owned()),
+            Some(patch) => WriteOp::Patch {
+                event: self.event.into_owned(),
+                patch,
+            },
+        }
+    }
+}
+
+impl From<WriteOp> for Request<'static> {
+    fn from(op: WriteOp) -> Self {
+        match op {
+            WriteOp::Create(e) => Request {
+                event: Cow::Owned(e),
+                patch: None,
+            },
+            WriteOp::Patch { event, patch } => Request {
+                event: Cow::Owned(event),
+                patch: Some(patch),
+            },
         }
     }
 }
@@ -146,7 +186,6 @@ pub(crate) struct Writer {
     pub(crate) rng: fastrand::Rng,
     initial_nanos: i64,
     max_nanos: i64,
-    key_buf: Vec<u8>,
 }
 
 impl Writer {
@@ -157,7 +196,6 @@ impl Writer {
             rng: fastrand::Rng::with_seed(options.seed),
             initial_nanos: i64::from(options.backoff_initial_ms.get()) * 1_000_000,
             max_nanos: i64::from(options.backoff_max_ms.get()) * 1_000_000,
-            key_buf: Vec::new(),
         }
     }
 
@@ -175,30 +213,32 @@ impl Writer {
     /// every successful write, to update correlator state.
     pub(crate) fn submit(
         &mut self,
-        op: WriteOp,
+        request: Request<'_>,
         now: Timestamp,
         sink: &mut dyn Sink,
         stats: &mut Stats,
-        done: &mut dyn FnMut(&WriteOp, &Stored),
+        done: &mut dyn FnMut(&Event, &Stored),
         retried: &mut Vec<Retried>,
     ) -> WriteStatus {
         self.retry_due(now, sink, stats, done, retried);
-        if let Health::Failing { until, .. } = self.health {
-            return self.hold(op, until, stats);
+        if let Health::Failing { until, .. } = self.health
+            && (until > now || !self.held.is_empty())
+        {
+            return self.hold(request.into_op(), until.max(now), stats);
         }
         loop {
-            match attempt(&op, sink, stats) {
+            match attempt(&request.event, request.patch.as_ref(), sink, stats) {
                 Attempt::Ok(stored, created) => {
                     self.health = Health::Healthy;
                     count_written(stats, created);
-                    done(&op, &stored);
+                    done(&request.event, &stored);
                     return WriteStatus::Written(stored);
                 }
                 Attempt::Final(cause) => return WriteStatus::Dropped(count_dropped(stats, cause)),
                 Attempt::Retry(failure, retry_after) => {
                     let until = self.fail(failure, retry_after, now);
                     if until > now {
-                        return self.hold(op, until, stats);
+                        return self.hold(request.into_op(), until, stats);
                     }
                     stats.retries += 1;
                 }
@@ -212,7 +252,7 @@ impl Writer {
         now: Timestamp,
         sink: &mut dyn Sink,
         stats: &mut Stats,
-        done: &mut dyn FnMut(&WriteOp, &Stored),
+        done: &mut dyn FnMut(&Event, &Stored),
         retried: &mut Vec<Retried>,
     ) {
         loop {
@@ -224,26 +264,29 @@ impl Writer {
             let Some((key, op)) = self.held.peek_oldest() else {
                 return;
             };
-            self.key_buf.clear();
-            self.key_buf.extend_from_slice(key.as_bytes());
+            let key = key.clone();
             stats.retries += 1;
-            let status = match attempt(op, sink, stats) {
+            let status = match attempt(op.event(), op.patch(), sink, stats) {
                 Attempt::Ok(stored, created) => {
                     self.health = Health::Healthy;
                     count_written(stats, created);
                     WriteStatus::Written(stored)
                 }
-                Attempt::Final(cause) => WriteStatus::Dropped(count_dropped(stats, cause)),
+                Attempt::Final(cause) => {
+                    // The sink answered: it is reachable and not asking for a pause.
+                    self.health = Health::Healthy;
+                    WriteStatus::Dropped(count_dropped(stats, cause))
+                }
                 Attempt::Retry(failure, retry_after) => {
                     self.fail(failure, retry_after, now);
                     continue;
                 }
             };
-            let Some(op) = self.held.remove(&self.key_buf) else {
+            let Some(op) = self.held.remove(&key) else {
                 return;
             };
             if let WriteStatus::Written(stored) = &status {
-                done(&op, stored);
+                done(op.event(), stored);
             }
             retried.push(Retried { op, status });
         }
@@ -251,13 +294,9 @@ impl Writer {
 
     /// Holds `op`, merging it into a held write for the same event.
     fn hold(&mut self, op: WriteOp, retry_at: Timestamp, stats: &mut Stats) -> WriteStatus {
-        let e = op.event();
-        self.key_buf.clear();
-        for part in [e.metadata.namespace.as_bytes(), e.metadata.name.as_bytes()] {
-            self.key_buf.extend_from_slice(part);
-            self.key_buf.push(0xFF);
-        }
-        if let Some(slot) = self.held.peek_mut(&self.key_buf) {
+        let mut key = Vec::new();
+        KeyRef::of(op.event(), KeyKind::Target).encode_into(&mut key);
+        if let Some(slot) = self.held.peek_mut(&key) {
             let earlier = core::mem::replace(slot, WriteOp::Create(Event::default()));
             *slot = earlier.merge(op);
             stats.merged += 1;
@@ -266,7 +305,7 @@ impl Writer {
         if self.held.len() >= self.held.capacity().get() {
             return WriteStatus::Dropped(count_dropped(stats, DropCause::HeldQueueFull));
         }
-        self.held.insert(&self.key_buf, op);
+        self.held.insert(&key, op);
         stats.held_total += 1;
         WriteStatus::Held { retry_at }
     }
@@ -341,18 +380,21 @@ fn count_dropped(stats: &mut Stats, cause: DropCause) -> DropCause {
 }
 
 /// One write attempt: patch (falling back to create on 404) or create.
-fn attempt(op: &WriteOp, sink: &mut dyn Sink, stats: &mut Stats) -> Attempt {
-    let result = match op {
-        WriteOp::Create(event) => create(event, sink).map(|s| (s, true)),
-        WriteOp::Patch { event, patch } => {
-            match sink.patch(&event.metadata.namespace, &event.metadata.name, patch) {
-                Err(SinkError::NotFound) => {
-                    stats.sink_errors += 1;
-                    create(event, sink).map(|s| (s, true))
-                }
-                other => other.map(|s| (s, false)),
+fn attempt(
+    event: &Event,
+    patch: Option<&Patch>,
+    sink: &mut dyn Sink,
+    stats: &mut Stats,
+) -> Attempt {
+    let result = match patch {
+        None => create(event, sink).map(|s| (s, true)),
+        Some(patch) => match sink.patch(&event.metadata.namespace, &event.metadata.name, patch) {
+            Err(SinkError::NotFound) => {
+                stats.sink_errors += 1;
+                create(event, sink).map(|s| (s, true))
             }
-        }
+            other => other.map(|s| (s, false)),
+        },
     };
     let error = match result {
         Ok((stored, created)) => return Attempt::Ok(stored, created),
@@ -362,7 +404,7 @@ fn attempt(op: &WriteOp, sink: &mut dyn Sink, stats: &mut Stats) -> Attempt {
     match error {
         SinkError::NotFound => Attempt::Final(DropCause::NotFound),
         // client-go retries a conflict only for a series, whose first create may not have landed.
-        SinkError::AlreadyExists if op.event().series.is_some() => {
+        SinkError::AlreadyExists if event.series.is_some() => {
             Attempt::Retry(Failure::Throttled, None)
         }
         SinkError::AlreadyExists => Attempt::Final(DropCause::AlreadyExists),

@@ -1,0 +1,211 @@
+//! Keys as the caches hold them, and how the caches are asked for them.
+//!
+//! A stored [`Key`] is an encoded key with its hash. A [`Lookup`] is an
+//! encoding borrowed from a scratch buffer, with its hash when already
+//! computed, so asking a cache for a key allocates nothing.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::borrow::Borrow;
+use core::fmt;
+use core::hash::{BuildHasher, Hash, Hasher};
+
+use crate::key::FIELD_END;
+
+/// An owned key as the caches store it: the encoded fields and their hash.
+#[derive(Clone)]
+pub struct Key {
+    hash: u64,
+    bytes: Box<[u8]>,
+}
+
+impl Key {
+    /// An owned copy of an encoded key (hashed with the default seed).
+    pub fn from_encoded(bytes: &[u8]) -> Self {
+        KeyHasher::default().key(bytes)
+    }
+
+    /// The encoded bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The fields, in storage order.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        let body = self.bytes.strip_suffix(&[FIELD_END]).unwrap_or(&self.bytes);
+        let count = if self.bytes.is_empty() { 0 } else { usize::MAX };
+        body.split(|b| *b == FIELD_END)
+            .take(count)
+            .map(|f| core::str::from_utf8(f).unwrap_or("\u{FFFD}"))
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes == other.bytes
+    }
+}
+
+impl Eq for Key {}
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.fields()).finish()
+    }
+}
+
+/// Hashes encoded keys with a seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyHasher {
+    seed: u64,
+}
+
+impl Default for KeyHasher {
+    fn default() -> Self {
+        Self::with_seed(0x9e37_79b9_7f4a_7c15)
+    }
+}
+
+impl KeyHasher {
+    /// A hasher with its own seed. Hosts that take untrusted input should
+    /// pick a random one, so colliding keys cannot be crafted.
+    pub fn with_seed(seed: u64) -> Self {
+        KeyHasher { seed }
+    }
+
+    /// The hash of an encoded key.
+    #[inline]
+    pub fn hash(&self, encoded: &[u8]) -> u64 {
+        foldhash::fast::FixedState::with_seed(self.seed).hash_one(encoded)
+    }
+
+    /// An owned key.
+    pub fn key(&self, encoded: &[u8]) -> Key {
+        Key {
+            hash: self.hash(encoded),
+            bytes: encoded.into(),
+        }
+    }
+}
+
+/// A key to look up: its encoding, and its hash if already computed.
+#[derive(Clone, Copy, Debug)]
+pub struct Lookup<'a> {
+    bytes: &'a [u8],
+    hash: Option<u64>,
+}
+
+impl<'a> Lookup<'a> {
+    /// An encoded key whose hash `hasher` computed.
+    pub fn hashed(bytes: &'a [u8], hash: u64) -> Self {
+        Lookup {
+            bytes,
+            hash: Some(hash),
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for Lookup<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Lookup { bytes, hash: None }
+    }
+}
+
+impl<'a, const N: usize> From<&'a [u8; N]> for Lookup<'a> {
+    fn from(bytes: &'a [u8; N]) -> Self {
+        Lookup { bytes, hash: None }
+    }
+}
+
+impl<'a> From<&'a Vec<u8>> for Lookup<'a> {
+    fn from(bytes: &'a Vec<u8>) -> Self {
+        Lookup { bytes, hash: None }
+    }
+}
+
+impl<'a> From<&'a Key> for Lookup<'a> {
+    fn from(key: &'a Key) -> Self {
+        // The key's hash may come from another seed: rehash.
+        Lookup {
+            bytes: &key.bytes,
+            hash: None,
+        }
+    }
+}
+
+/// A lookup hashed by a cache's hasher.
+pub(crate) struct Probe<'a> {
+    hash: u64,
+    bytes: &'a [u8],
+}
+
+impl<'a> Probe<'a> {
+    pub(crate) fn new(hasher: &KeyHasher, lookup: Lookup<'a>) -> Self {
+        Probe {
+            hash: lookup.hash.unwrap_or_else(|| hasher.hash(lookup.bytes)),
+            bytes: lookup.bytes,
+        }
+    }
+
+    /// The owned key this probe stands for.
+    pub(crate) fn to_key(&self) -> Key {
+        Key {
+            hash: self.hash,
+            bytes: self.bytes.into(),
+        }
+    }
+
+    pub(crate) fn as_dyn(&self) -> &(dyn Matcher + 'a) {
+        self
+    }
+}
+
+/// What the cache's map hashes and compares: stored [`Key`]s and [`Probe`]s.
+pub(crate) trait Matcher {
+    fn matcher_hash(&self) -> u64;
+    fn matcher_bytes(&self) -> &[u8];
+}
+
+impl Matcher for Key {
+    fn matcher_hash(&self) -> u64 {
+        self.hash
+    }
+    fn matcher_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl Matcher for Probe<'_> {
+    fn matcher_hash(&self) -> u64 {
+        self.hash
+    }
+    fn matcher_bytes(&self) -> &[u8] {
+        self.bytes
+    }
+}
+
+impl Hash for dyn Matcher + '_ {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.matcher_hash());
+    }
+}
+
+impl PartialEq for dyn Matcher + '_ {
+    fn eq(&self, other: &Self) -> bool {
+        self.matcher_bytes() == other.matcher_bytes()
+    }
+}
+
+impl Eq for dyn Matcher + '_ {}
+
+impl<'a> Borrow<dyn Matcher + 'a> for Key {
+    fn borrow(&self) -> &(dyn Matcher + 'a) {
+        self
+    }
+}
