@@ -94,7 +94,7 @@ fn run(previous: Vec<Event>, new: Event, step_seconds: i64) -> Outcome {
             Correlation::Write { event, why, .. } => {
                 let rule = why.rule;
                 correlator.update_state(&event);
-                Outcome::Written(Box::new(event), rule)
+                Outcome::Written(Box::new(event.into_owned()), rule)
             }
             Correlation::Skip { why, .. } => Outcome::Skipped(why.tokens),
         }
@@ -272,7 +272,9 @@ fn spam_filter_case(spam_key: SpamKeyFields, new: Event) -> Outcome {
         Correlation::Write { .. }
     ));
     match correlator.correlate_with(&new, clock.instants(), false) {
-        Correlation::Write { event, why, .. } => Outcome::Written(Box::new(event), why.rule),
+        Correlation::Write { event, why, .. } => {
+            Outcome::Written(Box::new(event.into_owned()), why.rule)
+        }
         Correlation::Skip { why, .. } => Outcome::Skipped(why.tokens),
     }
 }

@@ -1,0 +1,1182 @@
+//! client-go's `event_test.go` scenarios (reference §12.2), re-created end to
+//! end through [`Recorder`]: `prepare` completes an event as `makeEvent`
+//! would, `observe` correlates it and writes through a sink. The sinks are
+//! hush's [`MemoryStore`], and a scripted sink that records every call and
+//! fails in scripted ways, for the write path hush documents in
+//! core/src/writer.rs (which differs from client-go's `recordToSink` on
+//! purpose: no sleeping, one probe at a time, held writes merge).
+
+use std::collections::VecDeque;
+use std::num::{NonZeroU32, NonZeroUsize};
+
+use hush_core::patch::{LegacyPatch, Patch};
+use hush_core::store::MemoryStore;
+use hush_core::time::NANOS_PER_SECOND;
+use hush_core::writer::Retried;
+use hush_core::{
+    Action, DropCause, Event, EventSource, Explanation, ObjectReference, Options, Recorder, Rule,
+    Sink, SinkError, Stored, Timestamp, WriteOp, WriteStatus,
+};
+
+const SECOND: i64 = NANOS_PER_SECOND;
+const MILLI: i64 = 1_000_000;
+
+/// The recorder's fake clock starts here (2023-11-14T22:13:20Z).
+fn start() -> Timestamp {
+    Timestamp::from_secs(1_700_000_000)
+}
+
+/// `start()` plus `secs` seconds.
+fn at(secs: i64) -> Timestamp {
+    start().plus_nanos(secs * SECOND)
+}
+
+// ---------------------------------------------------------------------------
+// Objects and events
+// ---------------------------------------------------------------------------
+
+/// `ref1`: Pod baz/foo, UID "bar", fieldPath `spec.containers[2]`.
+fn ref1() -> ObjectReference {
+    ObjectReference {
+        kind: "Pod".into(),
+        namespace: "baz".into(),
+        name: "foo".into(),
+        uid: "bar".into(),
+        api_version: "v1".into(),
+        field_path: "spec.containers[2]".into(),
+        ..Default::default()
+    }
+}
+
+/// The same pod, with no field path.
+fn pod() -> ObjectReference {
+    ObjectReference {
+        field_path: String::new(),
+        ..ref1()
+    }
+}
+
+/// `ref2`: UID "differentUid", fieldPath `spec.containers[3]`.
+fn ref2() -> ObjectReference {
+    ObjectReference {
+        uid: "differentUid".into(),
+        field_path: "spec.containers[3]".into(),
+        ..ref1()
+    }
+}
+
+/// What `recorder.Eventf(obj, Normal, reason, message)` hands to `makeEvent`,
+/// from a recorder whose source is `{Component: "eventTest"}`.
+fn eventf(object: ObjectReference, reason: &str, message: &str) -> Event {
+    Event {
+        involved_object: object,
+        type_: "Normal".into(),
+        reason: reason.into(),
+        message: message.into(),
+        source: EventSource {
+            component: "eventTest".into(),
+            host: String::new(),
+        },
+        ..Default::default()
+    }
+}
+
+/// An event about pod `name` in namespace `ns` (for the write-path tests).
+fn pod_event(ns: &str, name: &str, reason: &str) -> Event {
+    eventf(
+        ObjectReference {
+            kind: "Pod".into(),
+            namespace: ns.into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            api_version: "v1".into(),
+            ..Default::default()
+        },
+        reason,
+        "some message",
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Recording
+// ---------------------------------------------------------------------------
+
+/// One `observe`, owned.
+#[derive(Clone, Debug, PartialEq)]
+struct Recorded {
+    action: Action,
+    event: Event,
+    patch: Option<Patch>,
+    why: Explanation,
+    write: WriteStatus,
+}
+
+/// `Recorder::prepare` then `Recorder::observe(&event, now, sink, true)`.
+fn record(
+    recorder: &mut Recorder,
+    sink: &mut dyn Sink,
+    mut event: Event,
+    now: Timestamp,
+) -> Recorded {
+    recorder.prepare(&mut event, now);
+    let outcome = recorder.observe(&event, now, sink, true);
+    Recorded {
+        action: outcome.action,
+        event: *outcome.event.expect("detail was asked for"),
+        patch: outcome.patch,
+        why: outcome
+            .why
+            .expect("a correlated event has a why")
+            .to_owned(),
+        write: outcome.write.expect("a legacy write has a status"),
+    }
+}
+
+fn new_recorder(options: Options) -> Recorder {
+    Recorder::new(options).expect("valid options")
+}
+
+// ---------------------------------------------------------------------------
+// A scripted sink
+// ---------------------------------------------------------------------------
+
+/// A call the writer made.
+#[derive(Clone, Debug, PartialEq)]
+enum Call {
+    Create(Box<Event>),
+    Patch {
+        namespace: String,
+        name: String,
+        patch: Patch,
+    },
+}
+
+impl Call {
+    fn is_create(&self) -> bool {
+        matches!(self, Call::Create(_))
+    }
+}
+
+/// Answers from a script, then from `otherwise`; a `None` answer lets the
+/// call through to a [`MemoryStore`]. Every call is recorded with the
+/// instant the test said it is (`now`), since a sink is not told the time.
+struct ScriptedSink {
+    store: MemoryStore,
+    now: Timestamp,
+    calls: Vec<(Timestamp, Call)>,
+    script: VecDeque<Option<SinkError>>,
+    otherwise: Option<SinkError>,
+}
+
+impl ScriptedSink {
+    fn new(script: impl IntoIterator<Item = Option<SinkError>>) -> Self {
+        ScriptedSink {
+            store: MemoryStore::new(),
+            now: start(),
+            calls: Vec::new(),
+            script: script.into_iter().collect(),
+            otherwise: None,
+        }
+    }
+
+    /// A sink that fails every call with `error` until told otherwise.
+    fn failing(error: SinkError) -> Self {
+        ScriptedSink {
+            otherwise: Some(error),
+            ..ScriptedSink::new([])
+        }
+    }
+
+    fn answer(&mut self, call: Call) -> Option<SinkError> {
+        self.calls.push((self.now, call));
+        self.script
+            .pop_front()
+            .unwrap_or_else(|| self.otherwise.clone())
+    }
+
+    fn call_instants(&self) -> Vec<Timestamp> {
+        self.calls.iter().map(|(t, _)| *t).collect()
+    }
+}
+
+impl Sink for ScriptedSink {
+    fn create(&mut self, event: &Event) -> Result<Stored, SinkError> {
+        match self.answer(Call::Create(Box::new(event.clone()))) {
+            Some(error) => Err(error),
+            None => self.store.create(event),
+        }
+    }
+
+    fn patch(&mut self, namespace: &str, name: &str, patch: &Patch) -> Result<Stored, SinkError> {
+        let call = Call::Patch {
+            namespace: namespace.into(),
+            name: name.into(),
+            patch: patch.clone(),
+        };
+        match self.answer(call) {
+            Some(error) => Err(error),
+            None => self.store.patch(namespace, name, patch),
+        }
+    }
+
+    fn list(&mut self, controller: &str, instance: &str) -> Result<Vec<Event>, SinkError> {
+        self.store.list(controller, instance)
+    }
+}
+
+fn throttled(retry_after_nanos: Option<u64>) -> SinkError {
+    SinkError::Throttled { retry_after_nanos }
+}
+
+fn unreachable() -> SinkError {
+    SinkError::Unreachable("connection refused".into())
+}
+
+/// Ticks at `now`, telling the sink the time first.
+fn tick(recorder: &mut Recorder, sink: &mut ScriptedSink, now: Timestamp) {
+    sink.now = now;
+    let reports = recorder.tick(now, sink);
+    assert!(reports.is_empty(), "legacy mode has no timers: {reports:?}");
+}
+
+fn held_until(status: &WriteStatus) -> Timestamp {
+    match status {
+        WriteStatus::Held { retry_at } => *retry_at,
+        other => panic!("expected a held write, got {other:?}"),
+    }
+}
+
+fn stored_count(status: &WriteStatus) -> i32 {
+    match status {
+        WriteStatus::Written(stored) => stored.count,
+        other => panic!("expected a written event, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// TestEventf
+// ---------------------------------------------------------------------------
+
+struct EventfCase {
+    object: fn() -> ObjectReference,
+    reason: &'static str,
+    message: &'static str,
+    action: Action,
+    count: i32,
+}
+
+/// TestEventf's table (reference §12.2).
+const EVENTF_TABLE: [EventfCase; 7] = [
+    EventfCase {
+        object: ref1,
+        reason: "Started",
+        message: "some verbose message: 1",
+        action: Action::Create,
+        count: 1,
+    },
+    EventfCase {
+        object: pod,
+        reason: "Killed",
+        message: "some other verbose message: 1",
+        action: Action::Create,
+        count: 1,
+    },
+    EventfCase {
+        object: ref1,
+        reason: "Started",
+        message: "some verbose message: 1",
+        action: Action::Patch,
+        count: 2,
+    },
+    // The UID differs, so this is a different event.
+    EventfCase {
+        object: ref2,
+        reason: "Started",
+        message: "some verbose message: 1",
+        action: Action::Create,
+        count: 1,
+    },
+    EventfCase {
+        object: ref1,
+        reason: "Started",
+        message: "some verbose message: 1",
+        action: Action::Patch,
+        count: 3,
+    },
+    EventfCase {
+        object: ref2,
+        reason: "Stopped",
+        message: "some verbose message: 1",
+        action: Action::Create,
+        count: 1,
+    },
+    EventfCase {
+        object: ref2,
+        reason: "Stopped",
+        message: "some verbose message: 1",
+        action: Action::Patch,
+        count: 2,
+    },
+];
+
+/// Runs TestEventf's table through a fresh default recorder, the fake clock
+/// stepping +1 s before each event, starting after `clock_start`.
+fn run_eventf_table(clock_start: Timestamp, store: &mut MemoryStore) -> Vec<(Timestamp, Recorded)> {
+    let mut recorder = new_recorder(Options::default());
+    let mut now = clock_start;
+    EVENTF_TABLE
+        .iter()
+        .map(|case| {
+            now = now.plus_nanos(SECOND);
+            let input = eventf((case.object)(), case.reason, case.message);
+            (now, record(&mut recorder, store, input, now))
+        })
+        .collect()
+}
+
+#[test]
+fn test_eventf() {
+    let mut store = MemoryStore::new();
+    let results = run_eventf_table(start(), &mut store);
+    // The instant and name of each event's first occurrence.
+    let mut first_seen: Vec<(usize, Timestamp, String)> = Vec::new();
+    for (i, (case, (now, r))) in EVENTF_TABLE.iter().zip(&results).enumerate() {
+        let e = &r.event;
+        let object = (case.object)();
+        assert_eq!(
+            (r.action, e.count),
+            (case.action, case.count),
+            "event {}",
+            i + 1
+        );
+        assert_eq!(e.metadata.namespace, "baz");
+        assert_eq!(
+            e.source,
+            EventSource {
+                component: "eventTest".into(),
+                host: String::new()
+            }
+        );
+        assert_eq!(e.reporting_controller, "eventTest");
+        assert_eq!(e.reporting_instance, "");
+        assert!(e.metadata.name.starts_with("foo."), "{}", e.metadata.name);
+        assert_eq!(e.involved_object, object);
+        assert_eq!(
+            (e.type_.as_str(), e.reason.as_str(), e.message.as_str()),
+            ("Normal", case.reason, case.message)
+        );
+        assert_eq!(e.last_timestamp, Some(*now));
+        assert_eq!(stored_count(&r.write), case.count);
+        // The first earlier case with the same object, reason and message.
+        let first = EVENTF_TABLE[..i]
+            .iter()
+            .position(|c| (c.object)() == object && c.reason == case.reason);
+        match (case.action, first) {
+            (Action::Create, None) => {
+                assert_eq!(r.why.rule, Rule::FirstSeen);
+                assert_eq!(r.patch, None);
+                assert_eq!(e.first_timestamp, Some(*now));
+                // `<object name>.<hex UnixNano>`, as GenerateEventName makes it.
+                assert_eq!(e.metadata.name, format!("foo.{:x}", now.nanos()));
+                first_seen.push((i, *now, e.metadata.name.clone()));
+            }
+            (Action::Patch, Some(j)) => {
+                let (_, first_at, first_name) =
+                    first_seen.iter().find(|(k, ..)| *k == j).unwrap().clone();
+                assert_eq!(r.why.rule, Rule::Repeat);
+                assert_eq!(e.metadata.name, first_name, "patches the first event");
+                assert_eq!(e.first_timestamp, Some(first_at));
+                assert_eq!(
+                    r.patch,
+                    Some(Patch::Legacy(LegacyPatch {
+                        count: case.count,
+                        last_timestamp: Some(*now),
+                        message: case.message.into(),
+                    }))
+                );
+            }
+            other => panic!("event {}: unexpected {other:?}", i + 1),
+        }
+    }
+
+    // Four events are stored, with the counts of the last writes.
+    assert_eq!(store.len(), 4);
+    let expected = [
+        (0usize, "Started", "spec.containers[2]", 3, 5usize),
+        (1, "Killed", "", 1, 2),
+        (3, "Started", "spec.containers[3]", 1, 4),
+        (5, "Stopped", "spec.containers[3]", 2, 7),
+    ];
+    for (first, reason, field_path, count, last) in expected {
+        let (_, first_at, name) = first_seen.iter().find(|(k, ..)| *k == first).unwrap();
+        let stored = store.get("baz", name).expect("stored");
+        assert_eq!(
+            (
+                stored.reason.as_str(),
+                stored.involved_object.field_path.as_str(),
+                stored.count
+            ),
+            (reason, field_path, count)
+        );
+        assert_eq!(stored.first_timestamp, Some(*first_at));
+        assert_eq!(stored.last_timestamp, Some(results[last - 1].0));
+    }
+    // Each create and each patch is one write: 4 + 3.
+    assert_eq!(store.writes, 7);
+}
+
+#[test]
+fn test_eventf_no_namespace() {
+    let mut store = MemoryStore::new();
+    let mut recorder = new_recorder(Options::default());
+    let object = ObjectReference {
+        namespace: String::new(),
+        ..pod()
+    };
+    let now = at(1);
+    let r = record(
+        &mut recorder,
+        &mut store,
+        eventf(object, "Started", "some verbose message: 1"),
+        now,
+    );
+    assert_eq!((r.action, r.event.count), (Action::Create, 1));
+    assert_eq!(r.event.metadata.namespace, "default");
+    assert_eq!(r.event.involved_object.namespace, "");
+    assert!(r.event.metadata.name.starts_with("foo."));
+    let stored = store.get("default", &r.event.metadata.name).unwrap();
+    assert_eq!(
+        (stored.count, stored.involved_object.namespace.as_str()),
+        (1, "")
+    );
+}
+
+/// What must be the same for two recorders fed the same events.
+/// Action, count, rule, key and patched count of one decision.
+type Decision = (Action, i32, Rule, Vec<String>, Option<i32>);
+
+fn decisions(results: &[(Timestamp, Recorded)]) -> Vec<Decision> {
+    results
+        .iter()
+        .map(|(_, r)| {
+            let patch_count = match &r.patch {
+                Some(Patch::Legacy(p)) => Some(p.count),
+                Some(Patch::Series(_)) => panic!("legacy recorder sent a series patch"),
+                None => None,
+            };
+            (
+                r.action,
+                r.event.count,
+                r.why.rule,
+                r.why.key.clone(),
+                patch_count,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn test_multi_sink_cache() {
+    // Each sink gets its own correlator (StartRecordingToSink makes a fresh
+    // one), so two recorders make identical decisions.
+    let (mut store1, mut store2) = (MemoryStore::new(), MemoryStore::new());
+    let first = run_eventf_table(start(), &mut store1);
+    let second = run_eventf_table(start(), &mut store2);
+    assert_eq!(first, second);
+    assert_eq!(store1, store2);
+
+    // As upstream, the second sink starts after the first one stopped, on a
+    // clock that kept running: the same decisions, other names and times.
+    let mut store3 = MemoryStore::new();
+    let later = run_eventf_table(at(100), &mut store3);
+    assert_eq!(decisions(&first), decisions(&later));
+    let expected_counts: Vec<i32> = EVENTF_TABLE.iter().map(|c| c.count).collect();
+    assert_eq!(
+        later.iter().map(|(_, r)| r.event.count).collect::<Vec<_>>(),
+        expected_counts
+    );
+    assert_eq!(store3.len(), 4);
+
+    // Two sinks watching one broadcaster: every event goes to both.
+    let (mut a, mut b) = (
+        new_recorder(Options::default()),
+        new_recorder(Options::default()),
+    );
+    let (mut sa, mut sb) = (MemoryStore::new(), MemoryStore::new());
+    for (i, case) in EVENTF_TABLE.iter().enumerate() {
+        let now = at(i as i64 + 1);
+        let input = eventf((case.object)(), case.reason, case.message);
+        let ra = record(&mut a, &mut sa, input.clone(), now);
+        let rb = record(&mut b, &mut sb, input, now);
+        assert_eq!(ra, rb, "event {}", i + 1);
+    }
+    assert_eq!(sa, sb);
+}
+
+#[test]
+fn test_update_expired_event() {
+    // An incoming event that already has count 2 and a resource version,
+    // but is not cached: patched (the choice is made on count > 1); the
+    // event is gone (404), so it is created, resource version cleared.
+    let mut sink = ScriptedSink::new([]);
+    let mut recorder = new_recorder(Options::default());
+    let mut input = eventf(pod(), "Started", "some verbose message: 1");
+    input.count = 2;
+    input.metadata.resource_version = "updated-resource-version".into();
+    let r = record(&mut recorder, &mut sink, input, at(1));
+    assert_eq!(r.action, Action::Patch);
+    assert_eq!(r.why.rule, Rule::FirstSeen);
+    assert_eq!(
+        r.event.metadata.resource_version,
+        "updated-resource-version"
+    );
+
+    assert_eq!(sink.calls.len(), 2, "{:?}", sink.calls);
+    match &sink.calls[0].1 {
+        Call::Patch {
+            namespace,
+            name,
+            patch: Patch::Legacy(p),
+        } => {
+            assert_eq!((namespace.as_str(), name.as_str()), ("baz", r.event.name()));
+            assert_eq!(p.count, 2);
+        }
+        other => panic!("expected a patch first, got {other:?}"),
+    }
+    match &sink.calls[1].1 {
+        Call::Create(created) => {
+            assert_eq!(created.metadata.resource_version, "");
+            assert_eq!(created.metadata.name, r.event.metadata.name);
+            assert_eq!(created.count, 2, "the create keeps the count");
+        }
+        other => panic!("expected a create after the 404, got {other:?}"),
+    }
+    match &r.write {
+        WriteStatus::Written(stored) => {
+            assert_eq!(stored.count, 2);
+            assert_eq!(
+                stored.resource_version, "1",
+                "the store assigned a fresh one"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let stats = recorder.stats();
+    assert_eq!((stats.created, stats.patched, stats.sink_errors), (1, 0, 1));
+    assert_eq!(sink.store.len(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// Write path: final answers
+// ---------------------------------------------------------------------------
+
+#[test]
+fn already_exists_is_final_and_counted() {
+    let mut sink = ScriptedSink::new([Some(SinkError::AlreadyExists)]);
+    let mut recorder = new_recorder(Options::default());
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(0),
+    );
+    assert_eq!(r.action, Action::Create);
+    assert_eq!(r.write, WriteStatus::Dropped(DropCause::AlreadyExists));
+    let stats = recorder.stats();
+    assert_eq!(stats.dropped_already_exists, 1);
+    assert_eq!((stats.retries, stats.held_total, stats.held), (0, 0, 0));
+    assert_eq!(recorder.next_due(), None, "nothing to retry");
+    tick(&mut recorder, &mut sink, at(3600));
+    assert_eq!(sink.calls.len(), 1, "not retried");
+    assert!(recorder.take_retried().is_empty());
+
+    // The sink is not in backoff: the next event is written at once.
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "b", "Started"),
+        at(1),
+    );
+    assert!(matches!(r.write, WriteStatus::Written(_)), "{:?}", r.write);
+    assert_eq!(sink.calls.len(), 2);
+}
+
+#[test]
+fn invalid_is_final_and_counted() {
+    let mut sink = ScriptedSink::new([Some(SinkError::Invalid("message too long".into()))]);
+    let mut recorder = new_recorder(Options::default());
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(0),
+    );
+    assert_eq!(
+        r.write,
+        WriteStatus::Dropped(DropCause::Invalid("message too long".into()))
+    );
+    let stats = recorder.stats();
+    assert_eq!(
+        (stats.dropped_invalid, stats.retries, stats.held_total),
+        (1, 0, 0)
+    );
+    assert_eq!(recorder.next_due(), None);
+    tick(&mut recorder, &mut sink, at(3600));
+    assert_eq!(sink.calls.len(), 1, "not retried");
+}
+
+#[test]
+fn invalid_patch_is_final_without_a_create() {
+    // client-go: a non-404 patch failure is a StatusError and is dropped
+    // without trying a create.
+    let mut sink = ScriptedSink::new([None, Some(SinkError::Invalid("bad patch".into()))]);
+    let mut recorder = new_recorder(Options::default());
+    let first = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(0),
+    );
+    assert!(matches!(first.write, WriteStatus::Written(_)));
+    let again = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(1),
+    );
+    assert_eq!(again.action, Action::Patch);
+    assert_eq!(
+        again.write,
+        WriteStatus::Dropped(DropCause::Invalid("bad patch".into()))
+    );
+    assert_eq!(sink.calls.len(), 2);
+    assert!(sink.calls[0].1.is_create() && !sink.calls[1].1.is_create());
+    assert_eq!(recorder.stats().dropped_invalid, 1);
+    assert_eq!(recorder.next_due(), None);
+}
+
+// ---------------------------------------------------------------------------
+// Write path: throttled
+// ---------------------------------------------------------------------------
+
+#[test]
+fn throttled_holds_the_write_until_the_backoff_expires() {
+    let mut sink = ScriptedSink::new([Some(throttled(None))]);
+    let mut recorder = new_recorder(Options::default());
+    let t0 = at(0);
+    let a = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        t0,
+    );
+    let retry_at = held_until(&a.write);
+    // Initial backoff 1 s, jittered by up to +25 %.
+    assert!(
+        retry_at >= t0.plus_nanos(SECOND) && retry_at <= t0.plus_nanos(1250 * MILLI),
+        "{retry_at:?}"
+    );
+    assert_eq!(recorder.next_due(), Some(retry_at));
+    assert_eq!(recorder.stats().throttled, 1);
+
+    // Another event during the backoff is held without calling the sink.
+    let half = t0.plus_nanos(500 * MILLI);
+    sink.now = half;
+    let b = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "b", "Started"),
+        half,
+    );
+    assert_eq!(held_until(&b.write), retry_at);
+    assert_eq!(sink.calls.len(), 1);
+
+    // Ticks before the backoff expires do not call the sink.
+    for before in [t0.plus_nanos(900 * MILLI), retry_at.plus_nanos(-1)] {
+        tick(&mut recorder, &mut sink, before);
+        assert_eq!(sink.calls.len(), 1, "called at {before:?}");
+    }
+    assert_eq!(recorder.stats().held, 2);
+
+    // The sink has recovered: the first tick at the due instant writes both,
+    // oldest first.
+    tick(&mut recorder, &mut sink, retry_at);
+    assert_eq!(sink.call_instants(), [t0, retry_at, retry_at]);
+    let retried: Vec<Retried> = recorder.take_retried();
+    let names: Vec<&str> = retried.iter().map(|r| r.op.event().name()).collect();
+    assert_eq!(names, [a.event.name(), b.event.name()]);
+    assert!(
+        retried
+            .iter()
+            .all(|r| matches!(r.status, WriteStatus::Written(_)))
+    );
+    assert_eq!(sink.store.len(), 2);
+    let stats = recorder.stats();
+    assert_eq!(
+        (stats.created, stats.held_total, stats.held, stats.retries),
+        (2, 2, 0, 2)
+    );
+    assert_eq!(recorder.next_due(), None);
+}
+
+#[test]
+fn throttled_backoff_doubles_and_the_first_tick_after_recovery_writes() {
+    let options = Options {
+        backoff_initial_ms: NonZeroU32::new(1_000).unwrap(),
+        backoff_max_ms: NonZeroU32::new(6_000).unwrap(),
+        ..Options::default()
+    };
+    let mut sink = ScriptedSink::failing(throttled(None));
+    let mut recorder = new_recorder(options);
+    let t0 = at(0);
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        t0,
+    );
+    let mut due = held_until(&r.write);
+    let mut previous = t0;
+    // 1 s, 2 s, 4 s, then capped at 6 s; each jittered by up to +25 %
+    // (and never past the cap).
+    for (n, base) in [1_000i64, 2_000, 4_000, 6_000, 6_000]
+        .into_iter()
+        .enumerate()
+    {
+        let delay = due.nanos_since(previous);
+        let max = (base * 5 / 4).min(6_000);
+        assert!(
+            delay >= base * MILLI && delay <= max * MILLI,
+            "backoff {n}: {delay} ns, expected {base}..={max} ms"
+        );
+        assert_eq!(recorder.next_due(), Some(due));
+        tick(&mut recorder, &mut sink, due.plus_nanos(-1));
+        assert_eq!(sink.calls.len(), n + 1, "not before the backoff expires");
+        tick(&mut recorder, &mut sink, due);
+        assert_eq!(sink.calls.len(), n + 2);
+        previous = due;
+        due = recorder.next_due().expect("still held");
+    }
+    assert!(
+        recorder.take_retried().is_empty(),
+        "a failing retry stays held"
+    );
+
+    // The sink recovers; the next due tick writes the held event.
+    sink.otherwise = None;
+    tick(&mut recorder, &mut sink, due);
+    assert_eq!(*sink.call_instants().last().unwrap(), due);
+    let retried = recorder.take_retried();
+    assert_eq!(retried.len(), 1);
+    assert_eq!(stored_count(&retried[0].status), 1);
+    assert_eq!(sink.store.len(), 1);
+    assert_eq!(recorder.next_due(), None);
+    assert_eq!(recorder.stats().throttled, 6);
+}
+
+#[test]
+fn retry_after_is_honoured() {
+    let retry_after = 30 * SECOND;
+    let mut sink = ScriptedSink::new([Some(throttled(Some(retry_after as u64)))]);
+    let mut recorder = new_recorder(Options::default());
+    let t0 = at(0);
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        t0,
+    );
+    let retry_at = held_until(&r.write);
+    assert!(retry_at >= t0.plus_nanos(retry_after), "{retry_at:?}");
+    // Retry-After (30 s) exceeds the jittered backoff (at most 1.25 s).
+    assert_eq!(retry_at, t0.plus_nanos(retry_after));
+    for before in [t0.plus_nanos(2 * SECOND), retry_at.plus_nanos(-1)] {
+        tick(&mut recorder, &mut sink, before);
+        assert_eq!(sink.calls.len(), 1);
+    }
+    tick(&mut recorder, &mut sink, retry_at);
+    assert_eq!(sink.call_instants(), [t0, retry_at]);
+    assert_eq!(sink.store.len(), 1);
+
+    // A Retry-After shorter than the backoff does not shorten it.
+    let mut sink = ScriptedSink::new([Some(throttled(Some(1_000)))]);
+    let mut recorder = new_recorder(Options::default());
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        t0,
+    );
+    assert!(held_until(&r.write) >= t0.plus_nanos(SECOND));
+}
+
+// ---------------------------------------------------------------------------
+// Write path: unreachable
+// ---------------------------------------------------------------------------
+
+#[test]
+fn unreachable_reconnects_at_once_then_1_2_4_to_64_s_then_every_60_s() {
+    let mut sink = ScriptedSink::failing(unreachable());
+    let mut recorder = new_recorder(Options::default());
+    let t0 = at(0);
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        t0,
+    );
+    assert_eq!(held_until(&r.write), at(1));
+    while sink.calls.len() < 14 {
+        let due = recorder.next_due().expect("held");
+        tick(&mut recorder, &mut sink, due.plus_nanos(-1));
+        tick(&mut recorder, &mut sink, due);
+    }
+    let gaps: Vec<i64> = sink
+        .call_instants()
+        .windows(2)
+        .map(|w| w[1].nanos_since(w[0]) / SECOND)
+        .collect();
+    assert_eq!(gaps, [0, 1, 2, 4, 8, 16, 32, 64, 60, 60, 60, 60, 60]);
+    assert_eq!(sink.calls[0].0, t0);
+    assert!(sink.calls.iter().all(|(_, c)| c.is_create()));
+
+    // The API server is back: the next due tick writes the event.
+    sink.otherwise = None;
+    let due = recorder.next_due().unwrap();
+    assert_eq!(due, at(127 + 6 * 60));
+    tick(&mut recorder, &mut sink, due);
+    assert_eq!(sink.calls.len(), 15);
+    assert_eq!(sink.store.len(), 1);
+    let stats = recorder.stats();
+    assert_eq!((stats.unreachable, stats.created, stats.held), (14, 1, 0));
+    // One immediate reconnect inside observe, then one per tick.
+    assert_eq!(stats.retries, 14);
+    assert_eq!(recorder.next_due(), None);
+}
+
+// ---------------------------------------------------------------------------
+// Write path: merging and the held queue
+// ---------------------------------------------------------------------------
+
+#[test]
+fn held_writes_for_one_event_merge_into_the_total_count() {
+    // The first create is throttled for an hour; four more occurrences
+    // arrive meanwhile. They merge into one held create carrying count 5.
+    let mut sink = ScriptedSink::new([Some(throttled(Some(3600 * SECOND as u64)))]);
+    let mut recorder = new_recorder(Options::default());
+    let mut first_name = String::new();
+    for i in 0..5 {
+        let r = record(
+            &mut recorder,
+            &mut sink,
+            pod_event("ns", "a", "BackOff"),
+            at(i),
+        );
+        assert_eq!(held_until(&r.write), at(3600));
+        assert_eq!(r.event.count, i as i32 + 1);
+        if i == 0 {
+            first_name = r.event.metadata.name.clone();
+        }
+        assert_eq!(r.event.metadata.name, first_name);
+    }
+    let stats = recorder.stats();
+    assert_eq!((stats.held_total, stats.merged, stats.held), (1, 4, 1));
+    assert_eq!(sink.calls.len(), 1);
+
+    tick(&mut recorder, &mut sink, at(3600));
+    assert_eq!(sink.calls.len(), 2);
+    match &sink.calls[1].1 {
+        Call::Create(e) => assert_eq!(e.count, 5),
+        other => panic!("a held create merged with patches stays a create: {other:?}"),
+    }
+    let stored = sink.store.get("ns", &first_name).unwrap();
+    assert_eq!(stored.count, 5, "the total number of occurrences");
+
+    // The correlator now holds the stored state: the next one is count 6.
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "BackOff"),
+        at(3601),
+    );
+    assert_eq!((r.action, stored_count(&r.write)), (Action::Patch, 6));
+}
+
+#[test]
+fn held_patches_merge_into_the_latest() {
+    // Created fine, then the sink is throttled: five repeats merge into one
+    // held patch with the latest count.
+    let mut sink = ScriptedSink::new([None, Some(throttled(Some(600 * SECOND as u64)))]);
+    let mut recorder = new_recorder(Options::default());
+    let first = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "BackOff"),
+        at(0),
+    );
+    assert!(matches!(first.write, WriteStatus::Written(_)));
+    let mut due = None;
+    for i in 1..6 {
+        let r = record(
+            &mut recorder,
+            &mut sink,
+            pod_event("ns", "a", "BackOff"),
+            at(i),
+        );
+        assert_eq!(r.action, Action::Patch);
+        // Retry-After 600 s from the first throttled answer, at t = 1 s.
+        assert_eq!(held_until(&r.write), at(601));
+        due = Some(held_until(&r.write));
+    }
+    assert_eq!(recorder.stats().merged, 4);
+    tick(&mut recorder, &mut sink, due.unwrap());
+    let calls: Vec<&Call> = sink.calls.iter().map(|(_, c)| c).collect();
+    assert_eq!(calls.len(), 3);
+    match calls[2] {
+        Call::Patch {
+            patch: Patch::Legacy(p),
+            ..
+        } => {
+            assert_eq!(p.count, 6);
+            assert_eq!(p.last_timestamp, Some(at(5)));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(sink.store.get("ns", first.event.name()).unwrap().count, 6);
+}
+
+#[test]
+fn a_full_held_queue_drops_writes_for_new_events() {
+    let options = Options {
+        max_held_writes: NonZeroUsize::new(2).unwrap(),
+        ..Options::default()
+    };
+    let mut sink = ScriptedSink::new([Some(throttled(Some(60 * SECOND as u64)))]);
+    let mut recorder = new_recorder(options);
+    assert_eq!(recorder.held_capacity(), 2);
+    let a = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(0),
+    );
+    let b = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "b", "Started"),
+        at(1),
+    );
+    held_until(&a.write);
+    held_until(&b.write);
+    let c = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "c", "Started"),
+        at(2),
+    );
+    assert_eq!(c.action, Action::Create);
+    assert_eq!(c.write, WriteStatus::Dropped(DropCause::HeldQueueFull));
+    let stats = recorder.stats();
+    assert_eq!((stats.dropped_held_queue_full, stats.held), (1, 2));
+
+    // A write for an event already held still merges into its slot.
+    let a2 = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(3),
+    );
+    held_until(&a2.write);
+    assert_eq!(recorder.stats().merged, 1);
+    assert_eq!(sink.calls.len(), 1);
+
+    tick(&mut recorder, &mut sink, at(60));
+    assert_eq!(sink.store.get("ns", a.event.name()).unwrap().count, 2);
+    assert_eq!(sink.store.get("ns", b.event.name()).unwrap().count, 1);
+    assert!(sink.store.get("ns", c.event.name()).is_none());
+
+    // The dropped event's count stayed in the correlator: its next
+    // occurrence is a patch with count 2, which becomes a create (404).
+    let c2 = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "c", "Started"),
+        at(61),
+    );
+    assert_eq!((c2.action, c2.event.count), (Action::Patch, 2));
+    assert_eq!(c2.event.metadata.name, c.event.metadata.name);
+    assert_eq!(stored_count(&c2.write), 2);
+    assert_eq!(sink.store.get("ns", c.event.name()).unwrap().count, 2);
+}
+
+/// After a throttled write is held, its retry gets a final answer (409): the
+/// API server answered, so the backoff is over. Expected: the next event is
+/// written at once. Observed: it is held with a `retry_at` in the past and
+/// the sink is not called; it goes out only on the next `tick`.
+///
+/// SUSPECTED BUG (low severity), core/src/writer.rs: `retry_due` leaves
+/// `self.health` as `Failing { until, .. }` when a retried write ends in
+/// `Attempt::Final` (only `Attempt::Ok` resets it to `Healthy`); once the
+/// held queue is empty, `submit` sees `Health::Failing` and calls
+/// `self.hold(op, until, ..)` without comparing `until` with `now`, so a
+/// fresh write is held with an expired `retry_at`.
+#[test]
+fn a_final_answer_to_a_retry_ends_the_backoff() {
+    let mut sink = ScriptedSink::new([Some(throttled(None)), Some(SinkError::AlreadyExists)]);
+    let mut recorder = new_recorder(Options::default());
+    let a = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(0),
+    );
+    let due = held_until(&a.write);
+    tick(&mut recorder, &mut sink, due);
+    let retried = recorder.take_retried();
+    assert_eq!(
+        retried[0].status,
+        WriteStatus::Dropped(DropCause::AlreadyExists)
+    );
+    assert_eq!(recorder.next_due(), None);
+
+    sink.now = at(10);
+    let b = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "b", "Started"),
+        at(10),
+    );
+    assert!(
+        matches!(b.write, WriteStatus::Written(_)),
+        "held although the backoff expired: {:?}",
+        b.write
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Spam filter
+// ---------------------------------------------------------------------------
+
+#[test]
+fn spam_filtered_occurrences_still_count() {
+    // 30 identical events 1 s apart (t = 0..29 s), then one more 330 s after
+    // the 30th (t = 359 s), with the defaults: burst 25, qps 1/300 (float32
+    // 0.0033333334).
+    //
+    // The bucket starts full (25 tokens) and refills qps per second. Events
+    // 1-25 (t = 0..24) each take a token; after the 25th the bucket holds
+    // 25 - 25 + 24 × qps ≈ 0.08. A denied take changes nothing, so at any
+    // later t the bucket holds t × qps until the next success: events 26-30
+    // (t = 25..29, ≤ 0.0967 tokens) are dropped, and the 31st at t = 359 s
+    // finds 359 × qps ≈ 1.197 ≥ 1 token and is written.
+    //
+    // The logger counts every occurrence before the filter runs, dropped
+    // ones included, so the 31st is written with count 31 (1 create,
+    // patches with counts 2-25, 5 drops, a patch with count 31).
+    let mut store = MemoryStore::new();
+    let mut recorder = new_recorder(Options::default());
+    let mut results = Vec::new();
+    for i in 0..30 {
+        results.push(record(
+            &mut recorder,
+            &mut store,
+            pod_event("ns", "a", "BackOff"),
+            at(i),
+        ));
+    }
+    let last = record(
+        &mut recorder,
+        &mut store,
+        pod_event("ns", "a", "BackOff"),
+        at(29 + 330),
+    );
+
+    assert_eq!(results[0].action, Action::Create);
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r.why.count, i as i32 + 1);
+        match i {
+            0 => assert_eq!(r.action, Action::Create),
+            1..=24 => assert_eq!(
+                (r.action, stored_count(&r.write)),
+                (Action::Patch, i as i32 + 1)
+            ),
+            _ => {
+                assert_eq!(r.action, Action::Drop, "event {}", i + 1);
+                assert_eq!(r.write, WriteStatus::Dropped(DropCause::SpamFiltered));
+                assert_eq!(r.why.rule, Rule::SpamFiltered);
+                let tokens = r.why.tokens.unwrap();
+                assert!((tokens - i as f64 / 300.0).abs() < 1e-6, "{tokens}");
+            }
+        }
+    }
+    assert_eq!(last.action, Action::Patch);
+    assert_eq!((last.event.count, last.why.rule), (31, Rule::Repeat));
+    assert_eq!(stored_count(&last.write), 31);
+    match &last.patch {
+        Some(Patch::Legacy(p)) => assert_eq!(p.count, 31),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.len(), 1);
+    assert_eq!(store.events().next().unwrap().count, 31);
+    let stats = recorder.stats();
+    assert_eq!(
+        (
+            stats.observed,
+            stats.created,
+            stats.patched,
+            stats.dropped_spam
+        ),
+        (31, 1, 25, 5)
+    );
+}
+
+#[test]
+fn spam_filter_refills_one_token_per_300_s() {
+    // From the same arithmetic: after 25 takes the bucket holds t × qps at
+    // second t, so a 31st occurrence at t = 299 s is still dropped
+    // (0.9967 tokens) and one at t = 300 s passes (1.00000002 tokens),
+    // carrying every occurrence in its count.
+    let mut store = MemoryStore::new();
+    let mut recorder = new_recorder(Options::default());
+    for i in 0..30 {
+        record(
+            &mut recorder,
+            &mut store,
+            pod_event("ns", "a", "BackOff"),
+            at(i),
+        );
+    }
+    let early = record(
+        &mut recorder,
+        &mut store,
+        pod_event("ns", "a", "BackOff"),
+        at(299),
+    );
+    assert_eq!((early.action, early.why.count), (Action::Drop, 31));
+    let on_time = record(
+        &mut recorder,
+        &mut store,
+        pod_event("ns", "a", "BackOff"),
+        at(300),
+    );
+    assert_eq!((on_time.action, on_time.event.count), (Action::Patch, 32));
+    assert_eq!(store.events().next().unwrap().count, 32);
+}
+
+#[test]
+fn write_ops_carry_the_event_written() {
+    // The op reported for a retried write is the one the sink received.
+    let mut sink = ScriptedSink::new([Some(throttled(None))]);
+    let mut recorder = new_recorder(Options::default());
+    let r = record(
+        &mut recorder,
+        &mut sink,
+        pod_event("ns", "a", "Started"),
+        at(0),
+    );
+    tick(&mut recorder, &mut sink, held_until(&r.write));
+    let retried = recorder.take_retried();
+    assert_eq!(retried.len(), 1);
+    assert_eq!(retried[0].op, WriteOp::Create(r.event.clone()));
+    assert_eq!(sink.calls[1].1, Call::Create(Box::new(r.event)));
+}
