@@ -5,7 +5,11 @@
 //! decisions or kubectl-style tables. The `hushd` binary is a thin
 //! command line over it.
 
+pub mod alloc_counter;
+pub mod bench;
 pub mod input;
 pub mod options;
 pub mod replay;
+pub mod sinks;
 pub mod table;
+pub mod workload;

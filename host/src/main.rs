@@ -11,6 +11,9 @@ use hush_core::{Mode, Options, Recorder};
 use hushd::options::OptionArgs;
 use hushd::replay::{Output, replay};
 
+#[global_allocator]
+static ALLOCATOR: hushd::alloc_counter::Counting = hushd::alloc_counter::Counting;
+
 /// The sample stream `hushd replay` shows when given no input.
 const SAMPLE: &str = include_str!("../samples/storm.jsonl");
 
@@ -44,6 +47,29 @@ enum Command {
         #[command(flatten)]
         options: OptionArgs,
     },
+    /// Measure throughput on a realistic mix built in memory; prints one JSON line.
+    Bench {
+        /// Which engine to measure.
+        #[arg(long, value_enum, default_value = "native")]
+        engine: EngineArg,
+        /// Events to observe in the measured loop.
+        #[arg(long, default_value_t = 1_000_000)]
+        events: u64,
+        /// Measure one part of the mix only.
+        #[arg(long, value_enum)]
+        only: Option<hushd::workload::Kind>,
+        /// Correlation mode.
+        #[arg(long, value_enum, default_value = "legacy")]
+        mode: ModeArg,
+        #[command(flatten)]
+        options: OptionArgs,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum EngineArg {
+    /// The core compiled into hushd.
+    Native,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -52,6 +78,15 @@ enum ModeArg {
     Legacy,
     /// events.k8s.io/v1: event series with heartbeats (tools/events).
     Series,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Legacy => Mode::Legacy,
+            ModeArg::Series => Mode::Series,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -66,6 +101,25 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
+        Command::Bench {
+            engine,
+            events,
+            only,
+            mode,
+            options,
+        } => {
+            let options = options.resolve(mode.into())?;
+            let figures = match engine {
+                EngineArg::Native => {
+                    hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)
+                }
+            };
+            println!(
+                "{}",
+                serde_json::to_string(&figures).map_err(|e| e.to_string())?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Replay {
             file,
             mode,
@@ -73,10 +127,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             strict,
             options,
         } => {
-            let mode = match mode {
-                ModeArg::Legacy => Mode::Legacy,
-                ModeArg::Series => Mode::Series,
-            };
+            let mode: Mode = mode.into();
             let options: Options = options.resolve(mode)?;
             let input: Box<dyn Read> = match file.as_deref() {
                 Some("-") => Box::new(io::stdin()),

@@ -1,0 +1,60 @@
+//! `hushd bench`: events per second and allocations per event on the
+//! realistic mix ([`crate::workload`]), printed as one JSON line.
+
+use std::time::Instant;
+
+use hush_core::{Options, Recorder};
+use serde::Serialize;
+
+use crate::sinks::NullSink;
+use crate::workload::{Kind, Mix};
+
+/// The figures one run measured.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figures {
+    /// Which engine ran.
+    pub engine: String,
+    /// Events observed.
+    pub events: u64,
+    /// Wall time of the measured loop.
+    pub seconds: f64,
+    /// Throughput.
+    pub events_per_sec: f64,
+    /// Heap allocations per event in the measured loop.
+    pub allocs_per_event: f64,
+}
+
+/// Seed of the mix (fixed, so runs compare).
+pub const SEED: u64 = 0x5eed_4e55;
+
+/// Runs the native recorder over `events` events of the mix.
+pub fn native(
+    events: u64,
+    only: Option<Kind>,
+    options: &Options,
+    allocations: fn() -> u64,
+) -> Figures {
+    let mut recorder = Recorder::new(options.clone()).expect("valid options");
+    let mut sink = NullSink::default();
+    let mut mix = Mix::new(SEED, only);
+    // Warm up on a separate stretch of the same stream.
+    for _ in 0..events.min(10_000) {
+        let (event, now, _) = mix.next_event();
+        std::hint::black_box(recorder.observe(event, now, &mut sink, false).action);
+    }
+    let before = allocations();
+    let start = Instant::now();
+    for _ in 0..events {
+        let (event, now, _) = mix.next_event();
+        std::hint::black_box(recorder.observe(event, now, &mut sink, false).action);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let allocs = allocations() - before;
+    Figures {
+        engine: "native".into(),
+        events,
+        seconds,
+        events_per_sec: events as f64 / seconds,
+        allocs_per_event: allocs as f64 / events as f64,
+    }
+}
