@@ -1,0 +1,130 @@
+//! `Correlator`: a live recorder for JavaScript. The host object supplies
+//! the clock and the sink:
+//!
+//! ```js
+//! const host = {
+//!   now() { return Date.now(); },                      // ms (number) or ns (bigint)
+//!   create(event) { return { name, resourceVersion, count }; },
+//!   patch(namespace, name, patch) { return { name, resourceVersion, count }; },
+//!   list(reportingController, reportingInstance) { return [/* Events */]; },
+//! };
+//! const correlator = new Correlator({ mode: "legacy" }, host);
+//! const decision = correlator.observe(event);   // {action, event, patch?, why, write?}
+//! setInterval(() => correlator.tick(), 1000);    // timers and held writes
+//! ```
+
+use hush_core::replay::Line;
+use hush_core::{Recorder, Timestamp};
+use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::convert::{
+    instant_to_millis, line_to_js, lines_to_js, observation_from_js, options_from_js, to_js,
+};
+use crate::error::{ConstructError, ObserveError, OutputError, TickError};
+use crate::sink::{JsClock, JsSink};
+
+/// A recorder observing live events, writing through the host's sink.
+#[wasm_bindgen(js_name = Correlator)]
+#[derive(Debug)]
+pub struct WebCorrelator {
+    recorder: Recorder,
+    sink: JsSink,
+    clock: JsClock,
+    /// The last instant read and the instant issued for it.
+    last: Option<(Timestamp, Timestamp)>,
+}
+
+#[wasm_bindgen(js_class = Correlator)]
+impl WebCorrelator {
+    /// `new Correlator(options, host)`: `options` has hush-core `Options`
+    /// fields in kebab-case (`undefined`/`null` for the defaults; a bad value
+    /// throws `RangeError`); `host` has `now`, `create`, `patch` and `list`
+    /// (else `TypeError`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue, host: JsValue) -> Result<WebCorrelator, ConstructError> {
+        let options = options_from_js(&options)?;
+        let mode = options.mode;
+        let clock = JsClock::new(&host)?;
+        let sink = JsSink::new(&host, "host", mode)?;
+        Ok(WebCorrelator {
+            recorder: Recorder::new(options).map_err(ConstructError::Options)?,
+            sink,
+            clock,
+            last: None,
+        })
+    }
+
+    /// Correlates one Event (either Kubernetes shape), observed at its `at`
+    /// if it has one, else at `host.now()`; writes what that decides through
+    /// the host and returns the decision line
+    /// (`{action, event, patch?, why?, error?, write?}`).
+    ///
+    /// Like a real clock, the instants never repeat: an event observed at
+    /// the same instant as the one before is observed 1 ns after it, so the
+    /// names made from instants stay unique.
+    pub fn observe(&mut self, event: JsValue) -> Result<JsValue, ObserveError> {
+        let observation = observation_from_js(event)?;
+        let read = match observation.at {
+            Some(at) => at,
+            None => self.clock.now()?,
+        };
+        let now = match self.last {
+            Some((last_read, issued)) if last_read == read => issued.plus_nanos(1),
+            _ => read,
+        };
+        self.last = Some((read, now));
+        let mut event = observation.event;
+        self.recorder.prepare(&mut event, now);
+        let decision = self
+            .recorder
+            .observe(&event, now, &mut self.sink, true)
+            .into_decision();
+        Ok(line_to_js(
+            self.mode(),
+            &Line::Decision(Box::new(decision)),
+        )?)
+    }
+
+    /// Runs what is due at `host.now()`: held writes whose backoff expired
+    /// and, in series mode, the finish check and the heartbeat. Returns the
+    /// lines (`{tick: "heartbeat"|"finish"|"retry", at, writes}`) of what
+    /// was written, including held writes retried since the last call.
+    pub fn tick(&mut self) -> Result<JsValue, TickError> {
+        let now = self.clock.now()?;
+        let mut lines: Vec<Line> = self
+            .recorder
+            .tick(now, &mut self.sink)
+            .into_iter()
+            .map(Line::Tick)
+            .collect();
+        let writes = self.recorder.take_retried();
+        if !writes.is_empty() {
+            lines.push(Line::Retry { at: now, writes });
+        }
+        Ok(lines_to_js(self.mode(), &lines)?)
+    }
+
+    /// When `tick()` next has something to do, in milliseconds since the
+    /// epoch, or `undefined` when nothing is pending.
+    #[wasm_bindgen(js_name = nextDue)]
+    pub fn next_due(&self) -> Option<f64> {
+        self.recorder.next_due().map(instant_to_millis)
+    }
+
+    /// The counters and cache sizes (hush-core `Stats`, camelCase keys).
+    pub fn stats(&self) -> Result<JsValue, OutputError> {
+        to_js(&self.recorder.stats())
+    }
+
+    /// The options in force, kebab-case keys, defaults filled in.
+    pub fn options(&self) -> Result<JsValue, OutputError> {
+        to_js(self.recorder.options())
+    }
+}
+
+impl WebCorrelator {
+    fn mode(&self) -> hush_core::Mode {
+        self.recorder.options().mode
+    }
+}
