@@ -5,8 +5,9 @@
 use alloc::boxed::Box;
 use core::num::{NonZeroU32, NonZeroUsize};
 
-use hashbrown::HashSet;
+use alloc::vec::Vec;
 
+use crate::cache_key::bytes_eq;
 use crate::cache_key::{KeyHasher, Lookup};
 use crate::lru::Lru;
 use crate::time::{NANOS_PER_SECOND, Timestamp};
@@ -27,11 +28,28 @@ pub enum Aggregation {
 }
 
 /// One group's window: its distinct messages and the last time it was seen.
-#[derive(Clone, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+///
+/// The window holds at most `max-events − 1` messages (nine by default), so
+/// it is a vector scanned with an inline comparison: cheaper than hashing
+/// every message. Serialised with its messages sorted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 pub(crate) struct Record {
-    messages: HashSet<Box<str>>,
+    messages: Vec<Box<str>>,
     last: Option<Timestamp>,
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Record {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut messages: alloc::vec::Vec<&str> = self.messages.iter().map(|m| &**m).collect();
+        messages.sort_unstable();
+        let mut record = s.serialize_struct("Record", 2)?;
+        record.serialize_field("messages", &messages)?;
+        record.serialize_field("last", &self.last)?;
+        record.end()
+    }
 }
 
 impl Record {
@@ -39,16 +57,19 @@ impl Record {
     /// arrived is the one left out (client-go removes a random one), so the
     /// messages that already have their own events keep them.
     fn add(&mut self, message: &str, max_events: usize) -> Aggregation {
-        let present = self.messages.contains(message);
-        let size = self.messages.len() + usize::from(!present);
+        let position = self
+            .messages
+            .iter()
+            .position(|m| bytes_eq(m.as_bytes(), message.as_bytes()));
+        let size = self.messages.len() + usize::from(position.is_none());
         if size < max_events {
-            if !present {
-                self.messages.insert(message.into());
+            if position.is_none() {
+                self.messages.push(message.into());
             }
             return Aggregation::Unchanged;
         }
-        if present {
-            self.messages.remove(message);
+        if let Some(i) = position {
+            self.messages.swap_remove(i);
         }
         Aggregation::Aggregated {
             distinct_messages: u32::try_from(size).unwrap_or(u32::MAX),
@@ -99,7 +120,7 @@ impl Aggregator {
             return record.add(message, self.max_events);
         }
         let mut record = Record {
-            messages: HashSet::new(),
+            messages: Vec::new(),
             last: Some(now),
         };
         let result = record.add(message, self.max_events);

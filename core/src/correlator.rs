@@ -325,6 +325,36 @@ impl Correlator {
         );
     }
 
+    /// Seeds the logger cache from the events this recorder wrote, listed
+    /// from the sink after a restart: each event's count, name, resource
+    /// version and first timestamp under its event key, so that its next
+    /// occurrence is patched rather than created again. The listed events
+    /// are taken least recently seen first (by last, else first timestamp)
+    /// and go in as older than what is cached; entries already cached are
+    /// kept. Combined events and events without a count are skipped.
+    /// Returns how many entries were added.
+    ///
+    /// Spam buckets and aggregation windows cannot be rebuilt from a
+    /// listing: after a restart the buckets are full and the windows empty.
+    pub fn rebuild(&mut self, mut listed: alloc::vec::Vec<Event>) -> usize {
+        listed.sort_by_key(|e| e.last_timestamp.or(e.first_timestamp));
+        let entries = listed
+            .into_iter()
+            .filter(|e| e.count > 0 && !e.message.starts_with(COMBINED_PREFIX))
+            .map(|e| {
+                let mut key = alloc::vec::Vec::new();
+                KeyRef::of(&e, KeyKind::Event).encode_into(&mut key);
+                let entry = LogEntry {
+                    count: e.count,
+                    first_timestamp: e.first_timestamp,
+                    name: e.metadata.name,
+                    resource_version: e.metadata.resource_version,
+                };
+                (key, entry)
+            });
+        self.dedup.cache.insert_older(entries)
+    }
+
     /// Entries in each cache.
     pub fn cache_sizes(&self) -> CacheSizes {
         let n = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);

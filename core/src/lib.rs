@@ -61,6 +61,8 @@ pub mod recorder;
 pub mod replay;
 pub mod series;
 pub mod sink;
+#[cfg(feature = "snapshot")]
+pub mod snapshot;
 mod spam_filter;
 pub mod stats;
 pub mod store;
@@ -68,6 +70,7 @@ pub mod time;
 pub mod token_bucket;
 pub mod validate;
 pub mod why;
+pub mod wire;
 pub mod writer;
 
 pub use correlator::{CacheSizes, Correlation, Correlator, Instants, Observed};
@@ -79,6 +82,8 @@ pub use patch::{LegacyPatch, Patch};
 pub use recorder::{Action, Outcome, Recorder, TickKind, TickReport, TickWrite};
 pub use series::SeriesCorrelator;
 pub use sink::{Sink, SinkError, Stored};
+#[cfg(feature = "snapshot")]
+pub use snapshot::SnapshotError;
 pub use stats::Stats;
 pub use time::Timestamp;
 pub use why::{Explanation, Rule, Why};

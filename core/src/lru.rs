@@ -69,6 +69,55 @@ impl<V> Lru<V> {
         self.inner.push(probe.to_key(), value)
     }
 
+    /// Adds `entries`, given least recently used first, as older than every
+    /// entry already in the map. Keys the map holds are skipped (the map's
+    /// entry is kept); a key given twice keeps its later value. When they
+    /// do not all fit, the oldest given are dropped: no entry already in
+    /// the map is evicted. Returns how many were added.
+    ///
+    /// ```
+    /// use core::num::NonZeroUsize;
+    /// use hush_core::lru::Lru;
+    /// let mut lru = Lru::new(NonZeroUsize::new(3).unwrap());
+    /// lru.insert(b"live", 0);
+    /// let older: [(&[u8], i32); 4] = [(b"a", 1), (b"b", 2), (b"c", 3), (b"live", 9)];
+    /// let added = lru.insert_older(older);
+    /// assert_eq!(added, 2);
+    /// let order: Vec<_> = lru.iter_oldest_first().map(|(_, v)| *v).collect();
+    /// assert_eq!(order, [2, 3, 0]);
+    /// ```
+    pub fn insert_older<K: AsRef<[u8]>>(
+        &mut self,
+        entries: impl IntoIterator<Item = (K, V)>,
+    ) -> usize {
+        let room = self.capacity().get() - self.len();
+        if room == 0 {
+            return 0;
+        }
+        // Deduplicated, newest `capacity` kept, in recency order.
+        let mut fresh = Lru::with_hasher(self.capacity(), self.hasher);
+        for (key, value) in entries {
+            let key = key.as_ref();
+            if self.peek(key).is_none() {
+                fresh.insert(key, value);
+            }
+        }
+        let skip = fresh.len().saturating_sub(room);
+        let existing: alloc::vec::Vec<(Key, V)> =
+            core::iter::from_fn(|| self.pop_oldest()).collect();
+        let mut added = 0;
+        for (i, (key, value)) in core::iter::from_fn(|| fresh.pop_oldest()).enumerate() {
+            if i >= skip {
+                self.inner.push(key, value);
+                added += 1;
+            }
+        }
+        for (key, value) in existing {
+            self.inner.push(key, value);
+        }
+        added
+    }
+
     /// Removes and returns the value under `key`.
     pub fn remove<'a>(&mut self, key: impl Into<Lookup<'a>>) -> Option<V> {
         let probe = Probe::new(&self.hasher, key.into());
@@ -154,6 +203,26 @@ mod tests {
         assert!(lru.insert(b"a", 10).is_none());
         assert_eq!(lru.insert(b"c", 3).map(|(_, v)| v), Some(2));
         assert_eq!(lru.len(), 2);
+    }
+
+    #[test]
+    fn older_entries_never_evict_existing_ones() {
+        let mut lru = Lru::new(cap(3));
+        lru.insert(b"x", 0);
+        lru.insert(b"y", 1);
+        // One slot left: the newest given wins it; "x" keeps its value.
+        let older: [(&[u8], i32); 4] = [(b"a", 10), (b"x", 99), (b"b", 11), (b"a", 12)];
+        assert_eq!(lru.insert_older(older), 1);
+        let order: Vec<_> = lru.iter_oldest_first().map(|(_, v)| *v).collect();
+        assert_eq!(order, [12, 0, 1]);
+        // Full: nothing more goes in.
+        assert_eq!(lru.insert_older([(b"c", 13)]), 0);
+        // Into an empty map, in the order given, newest kept.
+        let mut empty = Lru::new(cap(2));
+        let given: [(&[u8], i32); 3] = [(b"a", 1), (b"b", 2), (b"c", 3)];
+        assert_eq!(empty.insert_older(given), 2);
+        let order: Vec<_> = empty.iter_oldest_first().map(|(_, v)| *v).collect();
+        assert_eq!(order, [2, 3]);
     }
 
     #[test]

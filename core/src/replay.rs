@@ -15,7 +15,7 @@ use crate::patch::Patch;
 use crate::recorder::{Action, Outcome, Recorder, TickReport};
 use crate::sink::Sink;
 use crate::stats::Stats;
-use crate::time::{NANOS_PER_SECOND, Timestamp};
+use crate::time::{NANOS_PER_SECOND, Timestamp, UniqueInstants};
 use crate::why::Explanation;
 use crate::writer::{Retried, WriteStatus};
 
@@ -116,6 +116,17 @@ pub enum Line {
     },
 }
 
+/// The replay loop's own clock: what a replay must carry across a restart
+/// besides its engine's state, to go on exactly as if it had not stopped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ReplayClock {
+    /// The latest instant the engine was driven to.
+    latest: Option<Timestamp>,
+    /// Input instants issued so far (the +1 ns rule).
+    instants: UniqueInstants,
+}
+
 /// The replay loop over an [`Engine`].
 #[derive(Debug)]
 pub struct Replay<E> {
@@ -123,8 +134,8 @@ pub struct Replay<E> {
     pub engine: E,
     mode: Mode,
     latest: Option<Timestamp>,
-    /// The last input instant and the instant issued for it.
-    last_input: Option<(Timestamp, Timestamp)>,
+    /// Input instants, issued so that none repeats.
+    instants: UniqueInstants,
 }
 
 impl<E: Engine> Replay<E> {
@@ -134,7 +145,27 @@ impl<E: Engine> Replay<E> {
             engine,
             mode,
             latest: None,
-            last_input: None,
+            instants: UniqueInstants::default(),
+        }
+    }
+
+    /// A replay of `mode` into `engine` (restored from a snapshot) going on
+    /// from `clock`, as [`clock`](Replay::clock) returned it when the
+    /// engine's state was saved.
+    pub fn resume(engine: E, mode: Mode, clock: ReplayClock) -> Self {
+        Replay {
+            engine,
+            mode,
+            latest: clock.latest,
+            instants: clock.instants,
+        }
+    }
+
+    /// The replay's clock, to save beside the engine's state.
+    pub fn clock(&self) -> ReplayClock {
+        ReplayClock {
+            latest: self.latest,
+            instants: self.instants,
         }
     }
 
@@ -150,15 +181,12 @@ impl<E: Engine> Replay<E> {
     /// twice: an input at the same instant as the one before is observed
     /// 1 ns after it (names made from the instant stay unique).
     pub fn observe(&mut self, event: Event, at: Timestamp) -> Vec<Line> {
-        let now = match self.last_input {
-            Some((last_at, issued)) if last_at == at => issued.plus_nanos(1),
-            _ => at,
-        };
-        self.last_input = Some((at, now));
+        let now = self.instants.issue(at);
         let mut lines = self.run_until(now);
         self.latest = Some(self.latest.map_or(now, |l| l.max(now)));
         lines.push(Line::Decision(self.engine.observe(event, now).into()));
-        self.push_retried(now, &mut lines);
+        // Writes the event caused besides its own (an eviction, a retry).
+        lines.extend(self.fire(now));
         lines
     }
 

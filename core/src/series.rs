@@ -224,22 +224,30 @@ impl SeriesCorrelator {
         self.cache.is_empty()
     }
 
-    /// Rebuilds open series and recent singletons from the events this
-    /// reporter wrote (the design's restart story). Entries already cached
-    /// are kept; returns how many were added.
-    pub fn rebuild(&mut self, listed: Vec<Event>) -> usize {
-        let mut added = 0;
-        for mut event in listed {
+    /// Rebuilds open series and singletons from the events this reporter
+    /// wrote (the design's restart story, when no snapshot survived): an
+    /// event listed with a series is an open series whose count goes on
+    /// from the stored count; one without is a singleton whose next
+    /// occurrence starts its series. Events are taken least recently
+    /// observed first and go in as older than what is cached; entries
+    /// already cached are kept. Returns how many were added.
+    ///
+    /// The stored count is the one last written: occurrences absorbed after
+    /// the last heartbeat before a crash are lost. A listing does not say
+    /// which series had already finished, so those come back too: an
+    /// occurrence before the first finish check after the restart joins
+    /// them, and that check writes their count once more and forgets them.
+    pub fn rebuild(&mut self, mut listed: Vec<Event>) -> usize {
+        listed.sort_by_key(|e| e.series.map(|s| s.last_observed_time).or(e.event_time));
+        let entries = listed.into_iter().map(|mut event| {
             if event.series.is_some_and(|s| s.count < SERIES_START_COUNT) {
                 event.series = None;
             }
-            KeyRef::of(&event, KeyKind::Isomorphic).encode_into(&mut self.key_buf);
-            if self.cache.peek(&self.key_buf).is_none() {
-                self.cache.insert(&self.key_buf, event);
-                added += 1;
-            }
-        }
-        added
+            let mut key = Vec::new();
+            KeyRef::of(&event, KeyKind::Isomorphic).encode_into(&mut key);
+            (key, event)
+        });
+        self.cache.insert_older(entries)
     }
 }
 

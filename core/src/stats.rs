@@ -1,6 +1,7 @@
 //! Counters: every event and every write ends in exactly one of them.
 
-/// What a recorder has done since it started (or since its snapshot was taken).
+/// What a recorder has done since it started; a recorder restored from a
+/// snapshot goes on from the snapshot's counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(default, rename_all = "camelCase"))]

@@ -100,6 +100,38 @@ impl Timestamp {
     }
 }
 
+/// Issues instants that never repeat, as a real clock's readings do not: a
+/// reading equal to the previous one is issued 1 ns after the last instant
+/// issued for it, so names made from instants stay unique.
+///
+/// ```
+/// use hush_core::time::{Timestamp, UniqueInstants};
+/// let mut clock = UniqueInstants::default();
+/// let t = Timestamp::from_secs(10);
+/// assert_eq!(clock.issue(t), t);
+/// assert_eq!(clock.issue(t), t.plus_nanos(1));
+/// assert_eq!(clock.issue(t), t.plus_nanos(2));
+/// assert_eq!(clock.issue(Timestamp::from_secs(11)), Timestamp::from_secs(11));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct UniqueInstants {
+    /// The last reading and the instant issued for it.
+    last: Option<(Timestamp, Timestamp)>,
+}
+
+impl UniqueInstants {
+    /// The instant to use for a clock reading of `read`.
+    pub fn issue(&mut self, read: Timestamp) -> Timestamp {
+        let now = match self.last {
+            Some((last_read, issued)) if last_read == read => issued.plus_nanos(1),
+            _ => read,
+        };
+        self.last = Some((read, now));
+        now
+    }
+}
+
 /// A timestamp that is not RFC 3339 or is out of the representable range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeError;

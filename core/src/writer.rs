@@ -52,13 +52,13 @@ impl WriteOp {
         }
     }
 
-    /// A later write for the same event supersedes an earlier one; a held
-    /// create followed by a patch becomes a create of the patched event.
+    /// A later write for the same event supersedes an earlier one: it
+    /// carries the total count. A held create followed by a patch becomes
+    /// the patch, whose 404 fallback creates the patched event if the
+    /// create never landed, and which updates it if the create did land
+    /// although its answer was lost.
     fn merge(self, later: WriteOp) -> WriteOp {
-        match (self, later) {
-            (WriteOp::Create(_), WriteOp::Patch { event, .. }) => WriteOp::Create(event),
-            (_, later) => later,
-        }
+        later
     }
 }
 
@@ -387,7 +387,20 @@ fn attempt(
     stats: &mut Stats,
 ) -> Attempt {
     let result = match patch {
-        None => create(event, sink).map(|s| (s, true)),
+        None => match (create(event, sink), &event.series) {
+            // The event with this series exists already (its create landed
+            // while its answer was lost): the series goes on by patching it.
+            (Err(SinkError::AlreadyExists), Some(series)) => {
+                stats.sink_errors += 1;
+                sink.patch(
+                    &event.metadata.namespace,
+                    &event.metadata.name,
+                    &Patch::Series(*series),
+                )
+                .map(|s| (s, false))
+            }
+            (other, _) => other.map(|s| (s, true)),
+        },
         Some(patch) => match sink.patch(&event.metadata.namespace, &event.metadata.name, patch) {
             Err(SinkError::NotFound) => {
                 stats.sink_errors += 1;
