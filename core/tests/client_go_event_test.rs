@@ -861,7 +861,8 @@ fn unreachable_reconnects_at_once_then_1_2_4_to_64_s_then_every_60_s() {
 #[test]
 fn held_writes_for_one_event_merge_into_the_total_count() {
     // The first create is throttled for an hour; four more occurrences
-    // arrive meanwhile. They merge into one held create carrying count 5.
+    // arrive meanwhile. They merge into one held write carrying count 5:
+    // the latest patch, which creates the event when it is not there.
     let mut sink = ScriptedSink::new([Some(throttled(Some(3600 * SECOND as u64)))]);
     let mut recorder = new_recorder(Options::default());
     let mut first_name = String::new();
@@ -884,10 +885,14 @@ fn held_writes_for_one_event_merge_into_the_total_count() {
     assert_eq!(sink.calls.len(), 1);
 
     tick(&mut recorder, &mut sink, at(3600));
-    assert_eq!(sink.calls.len(), 2);
-    match &sink.calls[1].1 {
+    assert_eq!(sink.calls.len(), 3, "{:?}", sink.calls);
+    assert!(
+        matches!(&sink.calls[1].1, Call::Patch { .. }),
+        "the merged write is the latest patch"
+    );
+    match &sink.calls[2].1 {
         Call::Create(e) => assert_eq!(e.count, 5),
-        other => panic!("a held create merged with patches stays a create: {other:?}"),
+        other => panic!("the patch's 404 fallback creates the event: {other:?}"),
     }
     let stored = sink.store.get("ns", &first_name).unwrap();
     assert_eq!(stored.count, 5, "the total number of occurrences");
