@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the correlator component: the guest for wasm32-unknown-unknown (no
+# WASI), encoded as a component by the xtask (wit-component), into
+# target/component/hush.component.wasm, which hushd embeds when it is built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
+    || rustup target add wasm32-unknown-unknown
+
+cargo build -p hush-component --target wasm32-unknown-unknown --profile release-wasm
+cargo run -q -p hush-xtask -- componentize \
+    target/wasm32-unknown-unknown/release-wasm/hush_component.wasm \
+    target/component/hush.component.wasm
