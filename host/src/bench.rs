@@ -58,3 +58,65 @@ pub fn native(
         allocs_per_event: allocs as f64 / events as f64,
     }
 }
+
+/// Runs the correlator component over `events` events of the mix, `batch`
+/// events per call through `observe-encoded`, the clock advancing 10 ms per
+/// read and the sink storing nothing.
+pub fn component(
+    plugin: std::sync::Arc<crate::component::Plugin>,
+    events: u64,
+    batch: usize,
+    only: Option<Kind>,
+    options: &Options,
+    allocations: fn() -> u64,
+) -> Result<Figures, String> {
+    use crate::component::{ComponentEngine, Guards, HostClock, HostSink};
+    use crate::workload::STEP_NANOS;
+
+    let start_at = hush_core::Timestamp::from_secs(1_714_557_600);
+    let clock = HostClock::Stepping {
+        now: start_at,
+        step: STEP_NANOS,
+    };
+    let guards = Guards {
+        snapshot_every: u64::MAX,
+        ..Guards::default()
+    };
+    let mut engine = ComponentEngine::new(
+        plugin,
+        options,
+        clock,
+        HostSink::Null(NullSink::default()),
+        guards,
+    )?;
+    let mut mix = Mix::new(SEED, only);
+    let mut buf = Vec::with_capacity(batch * 512);
+    let mut run = |engine: &mut ComponentEngine, n: u64| -> Result<(), String> {
+        let mut left = n;
+        while left > 0 {
+            let take = left.min(batch as u64);
+            buf.clear();
+            for _ in 0..take {
+                let (event, _, _) = mix.next_event();
+                hush_core::wire::encode_event(&mut buf, event);
+            }
+            let outcomes = engine.observe_encoded(&buf)?;
+            std::hint::black_box(outcomes);
+            left -= take;
+        }
+        Ok(())
+    };
+    run(&mut engine, events.min(10_000))?;
+    let before = allocations();
+    let start = Instant::now();
+    run(&mut engine, events)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let allocs = allocations() - before;
+    Ok(Figures {
+        engine: "component".into(),
+        events,
+        seconds,
+        events_per_sec: events as f64 / seconds,
+        allocs_per_event: allocs as f64 / events as f64,
+    })
+}

@@ -7,9 +7,11 @@
 
 pub mod alloc_counter;
 pub mod bench;
+pub mod component;
 pub mod input;
 pub mod options;
 pub mod replay;
 pub mod sinks;
+pub mod state;
 pub mod table;
 pub mod workload;

@@ -2,14 +2,19 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, IsTerminal, Read};
+use std::num::NonZeroU64;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use hush_core::Timestamp;
 use hush_core::replay::Native;
 use hush_core::store::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
+use hushd::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
 use hushd::options::OptionArgs;
 use hushd::replay::{Output, replay};
+use hushd::state::{Checkpoints, Ending, replay_resumable};
 
 #[global_allocator]
 static ALLOCATOR: hushd::alloc_counter::Counting = hushd::alloc_counter::Counting;
@@ -38,12 +43,27 @@ enum Command {
         /// Correlation mode.
         #[arg(long, value_enum, default_value = "legacy")]
         mode: ModeArg,
+        /// Which engine correlates.
+        #[arg(long, value_enum, default_value = "component")]
+        engine: EngineArg,
+        /// Run this build of the correlator component instead of the embedded one.
+        #[arg(long, value_name = "FILE.wasm")]
+        plugin: Option<PathBuf>,
         /// What to print (default: a table on a terminal, decisions otherwise).
         #[arg(long, value_enum)]
         output: Option<Output>,
         /// Exit non-zero if any input record was bad.
         #[arg(long)]
         strict: bool,
+        /// Keep the replay's state in DIR: restore DIR/state.bin on start and
+        /// skip the records it consumed; save it every --checkpoint-every
+        /// records, when the input ends and on SIGTERM or SIGINT (then exit 0).
+        /// Runs the native engine (the component has no snapshot export).
+        #[arg(long, value_name = "DIR")]
+        state: Option<PathBuf>,
+        /// With --state: save the state after every N input records.
+        #[arg(long, value_name = "N", requires = "state")]
+        checkpoint_every: Option<NonZeroU64>,
         #[command(flatten)]
         options: OptionArgs,
     },
@@ -52,6 +72,12 @@ enum Command {
         /// Which engine to measure.
         #[arg(long, value_enum, default_value = "native")]
         engine: EngineArg,
+        /// Run this build of the correlator component instead of the embedded one.
+        #[arg(long, value_name = "FILE.wasm")]
+        plugin: Option<PathBuf>,
+        /// Events per call into the component.
+        #[arg(long, default_value_t = 1024)]
+        batch: usize,
         /// Events to observe in the measured loop.
         #[arg(long, default_value_t = 1_000_000)]
         events: u64,
@@ -68,6 +94,8 @@ enum Command {
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum EngineArg {
+    /// The correlator component, in wasmtime (embedded, or --plugin).
+    Component,
     /// The core compiled into hushd.
     Native,
 }
@@ -89,6 +117,53 @@ impl From<ModeArg> for Mode {
     }
 }
 
+/// How often `--state` saves without `--checkpoint-every`.
+const DEFAULT_CHECKPOINT_EVERY: NonZeroU64 = NonZeroU64::new(1000).unwrap();
+
+/// `hushd replay --state DIR`: a replay that survives restarts.
+fn replay_with_state(
+    input: Box<dyn Read + Send>,
+    options: Options,
+    output: Output,
+    checkpoints: &Checkpoints,
+    strict: bool,
+) -> Result<ExitCode, String> {
+    let on_start = |stopper: hushd::state::Stopper| {
+        ctrlc::set_handler(move || stopper.stop())
+            .map_err(|e| format!("cannot handle SIGTERM and SIGINT: {e}"))
+    };
+    let mut stdout = io::stdout().lock();
+    let ending = replay_resumable(
+        input,
+        options,
+        output,
+        checkpoints,
+        on_start,
+        &mut stdout,
+        &mut io::stderr(),
+    )?;
+    let summary = match ending {
+        Ending::Stopped { .. } => return Ok(ExitCode::SUCCESS),
+        Ending::Input(summary) => summary,
+    };
+    if summary.bad_input > 0 {
+        eprintln!("hushd: {} bad input records skipped", summary.bad_input);
+    }
+    Ok(if strict && summary.bad_input > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The component to run: `--plugin FILE`, else the embedded one.
+fn load_plugin(plugin: Option<&std::path::Path>) -> Result<std::sync::Arc<Plugin>, String> {
+    match plugin {
+        Some(path) => Plugin::from_file(&path.to_string_lossy()),
+        None => Plugin::embedded(),
+    }
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -103,6 +178,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Bench {
             engine,
+            plugin,
+            batch,
             events,
             only,
             mode,
@@ -113,6 +190,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 EngineArg::Native => {
                     hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)
                 }
+                EngineArg::Component => hushd::bench::component(
+                    load_plugin(plugin.as_deref())?,
+                    events,
+                    batch,
+                    only,
+                    &options,
+                    hushd::alloc_counter::allocations,
+                )?,
             };
             println!(
                 "{}",
@@ -123,13 +208,17 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Replay {
             file,
             mode,
+            engine,
+            plugin,
             output,
             strict,
+            state,
+            checkpoint_every,
             options,
         } => {
             let mode: Mode = mode.into();
             let options: Options = options.resolve(mode)?;
-            let input: Box<dyn Read> = match file.as_deref() {
+            let input: Box<dyn Read + Send> = match file.as_deref() {
                 Some("-") => Box::new(io::stdin()),
                 Some(path) => {
                     Box::new(File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?)
@@ -145,20 +234,37 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 Output::Decisions
             });
-            let recorder = Recorder::new(options).map_err(|e| e.to_string())?;
-            let engine = Native {
-                recorder,
-                sink: MemoryStore::new(),
-            };
+            if let Some(dir) = state {
+                let checkpoints = Checkpoints {
+                    dir,
+                    every: checkpoint_every.unwrap_or(DEFAULT_CHECKPOINT_EVERY),
+                };
+                return replay_with_state(input, options, output, &checkpoints, strict);
+            }
             let mut stdout = io::stdout().lock();
-            let (summary, _) = replay(
-                BufReader::new(input),
-                engine,
-                mode,
-                output,
-                &mut stdout,
-                &mut io::stderr(),
-            )
+            let input = BufReader::new(input);
+            let summary = match engine {
+                EngineArg::Native => {
+                    let recorder = Recorder::new(options).map_err(|e| e.to_string())?;
+                    let engine = Native {
+                        recorder,
+                        sink: MemoryStore::new(),
+                    };
+                    replay(input, engine, mode, output, &mut stdout, &mut io::stderr())
+                        .map(|(s, _)| s)
+                }
+                EngineArg::Component => {
+                    let engine = ComponentEngine::new(
+                        load_plugin(plugin.as_deref())?,
+                        &options,
+                        HostClock::Virtual(Timestamp::EPOCH),
+                        HostSink::Memory(MemoryStore::new()),
+                        Guards::default(),
+                    )?;
+                    replay(input, engine, mode, output, &mut stdout, &mut io::stderr())
+                        .map(|(s, _)| s)
+                }
+            }
             .map_err(|e| format!("replay failed: {e}"))?;
             if summary.bad_input > 0 {
                 eprintln!("hushd: {} bad input records skipped", summary.bad_input);

@@ -8,7 +8,7 @@ use hush_core::replay::{Engine, Line, LineJson, Replay};
 use hush_core::stats::Stats;
 use hush_core::store::MemoryStore;
 
-use crate::input::{Position, read_records};
+use crate::input::{Position, Record, read_records};
 use crate::table;
 
 /// An engine whose sink is an in-memory store the replay can show.
@@ -53,48 +53,93 @@ pub fn replay<E: StoreEngine>(
     out: &mut dyn Write,
     errors: &mut dyn Write,
 ) -> io::Result<(Summary, E)> {
-    let mut replay = Replay::new(engine, mode);
-    let mut summary = Summary::default();
+    let mut driver = Driver::new(Replay::new(engine, mode), output);
     let mut failure = Ok(());
-    let print = |lines: Vec<Line>, out: &mut dyn Write| -> io::Result<()> {
-        if output == Output::Decisions {
-            for line in &lines {
+    read_records(input, |record| {
+        if failure.is_ok() {
+            failure = driver.record(record, out, errors);
+        }
+    })?;
+    failure?;
+    driver.finish(out)
+}
+
+/// A replay fed one input record at a time, printing as it goes: what
+/// [`replay`] does, for callers that read (or stop reading) themselves.
+#[derive(Debug)]
+pub struct Driver<E> {
+    /// The replay loop.
+    pub replay: Replay<E>,
+    /// What was read so far (the counters are filled in by [`Driver::finish`]).
+    pub summary: Summary,
+    output: Output,
+}
+
+impl<E: StoreEngine> Driver<E> {
+    /// A driver printing `output`.
+    pub fn new(replay: Replay<E>, output: Output) -> Self {
+        Driver {
+            replay,
+            summary: Summary::default(),
+            output,
+        }
+    }
+
+    /// Replays one input record (the timers due before it, then its
+    /// decision), or writes why it is bad to `errors`.
+    pub fn record(
+        &mut self,
+        record: Record,
+        out: &mut dyn Write,
+        errors: &mut dyn Write,
+    ) -> io::Result<()> {
+        let (position, observation) = match record {
+            Ok(ok) => ok,
+            Err(e) => {
+                self.summary.bad_input += 1;
+                return writeln!(errors, "hushd: skipped {e}");
+            }
+        };
+        let Some(now) = observation.instant() else {
+            self.summary.bad_input += 1;
+            return writeln!(
+                errors,
+                "hushd: skipped {position}: no timestamp: give \"at\", eventTime, lastTimestamp or firstTimestamp"
+            );
+        };
+        self.summary.events_in += 1;
+        let lines = self.replay.observe(observation.event, now);
+        self.print(&lines, out)
+    }
+
+    /// Ends the input: runs the clock on until every series has finished,
+    /// prints what that wrote (and the table, for table output), and
+    /// returns the summary and the engine.
+    pub fn finish(mut self, out: &mut dyn Write) -> io::Result<(Summary, E)> {
+        let lines = self.replay.finish();
+        self.print(&lines, out)?;
+        self.summary.stats = self.replay.engine.stats();
+        if self.output == Output::Table {
+            table::write(
+                out,
+                self.replay.mode(),
+                self.replay.engine.store(),
+                &self.summary,
+            )?;
+        }
+        Ok((self.summary, self.replay.engine))
+    }
+
+    fn print(&self, lines: &[Line], out: &mut dyn Write) -> io::Result<()> {
+        if self.output == Output::Decisions {
+            let mode = self.replay.mode();
+            for line in lines {
                 serde_json::to_writer(&mut *out, &LineJson { mode, line })?;
                 out.write_all(b"\n")?;
             }
         }
         Ok(())
-    };
-    read_records(input, |record| {
-        if failure.is_err() {
-            return;
-        }
-        let (position, observation) = match record {
-            Ok(ok) => ok,
-            Err(e) => {
-                summary.bad_input += 1;
-                failure = writeln!(errors, "hushd: skipped {e}");
-                return;
-            }
-        };
-        let Some(now) = observation.instant() else {
-            summary.bad_input += 1;
-            failure = writeln!(
-                errors,
-                "hushd: skipped {position}: no timestamp: give \"at\", eventTime, lastTimestamp or firstTimestamp"
-            );
-            return;
-        };
-        summary.events_in += 1;
-        failure = print(replay.observe(observation.event, now), out);
-    })?;
-    failure?;
-    print(replay.finish(), out)?;
-    summary.stats = replay.engine.stats();
-    if output == Output::Table {
-        table::write(out, mode, replay.engine.store(), &summary)?;
     }
-    Ok((summary, replay.engine))
 }
 
 /// The position type, re-exported for callers formatting errors.

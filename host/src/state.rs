@@ -1,0 +1,390 @@
+//! Replays that survive a restart: `hushd replay --state DIR`.
+//!
+//! The state file `DIR/state.bin` holds how many input records were
+//! consumed, the recorder's [snapshot](hush_core::snapshot), the in-memory
+//! API server's contents and the replay clock. A run that finds it restores
+//! all of it, skips the records already consumed and goes on, so an open
+//! series keeps counting into the same Event and the output continues
+//! where the stopped run left it.
+//!
+//! The state is written every `--checkpoint-every` records, when the input
+//! ends (before the clock is run on to finish open series, so a later run
+//! given more input continues the stream), and when SIGTERM or SIGINT
+//! arrives (reading stops, the state is written, the exit status is 0).
+//! Each write goes to `state.bin.tmp`, is synced, then renamed over
+//! `state.bin`, so a kill at any moment leaves the previous state or the
+//! new one, never a torn file. After a kill, the records since the last
+//! checkpoint are replayed again, and their decisions printed again.
+//!
+//! # File format (version 1)
+//!
+//! The magic `HUSHD\0`, a little-endian `u16` version, then a postcard
+//! payload: consumed records, events read, bad records, the replay clock,
+//! the recorder snapshot (its own versioned bytes), the store.
+
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read, Write};
+use std::num::NonZeroU64;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+
+use hush_core::replay::{Native, Replay, ReplayClock};
+use hush_core::store::MemoryStore;
+use hush_core::{Options, Recorder};
+use serde::{Deserialize, Serialize};
+
+use crate::input::{Record, read_records};
+use crate::replay::{Driver, Output, Summary};
+
+/// The state file's name in the state directory.
+pub const STATE_FILE: &str = "state.bin";
+/// The name the state is written under before it is renamed into place.
+pub const STATE_TMP: &str = "state.bin.tmp";
+/// The first bytes of a state file.
+pub const MAGIC: [u8; 6] = *b"HUSHD\0";
+/// The state file format this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// A replay's saved state.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct State {
+    /// Input records consumed (good and bad), in input order.
+    pub consumed: u64,
+    /// Of those, events replayed.
+    pub events_in: u64,
+    /// Of those, bad records skipped.
+    pub bad_input: u64,
+    /// The replay loop's clock.
+    pub clock: ReplayClock,
+    /// The recorder's snapshot.
+    pub recorder: Vec<u8>,
+    /// The in-memory API server.
+    pub store: MemoryStore,
+}
+
+/// [`State`] as written: the same fields, the store borrowed.
+#[derive(Serialize)]
+struct StateRef<'a> {
+    consumed: u64,
+    events_in: u64,
+    bad_input: u64,
+    clock: ReplayClock,
+    recorder: Vec<u8>,
+    store: &'a MemoryStore,
+}
+
+/// The engine a resumable replay runs: the native recorder into memory.
+pub type NativeReplay = Driver<Native<MemoryStore>>;
+
+fn encode(driver: &NativeReplay, consumed: u64) -> Vec<u8> {
+    let state = StateRef {
+        consumed,
+        events_in: driver.summary.events_in,
+        bad_input: driver.summary.bad_input,
+        clock: driver.replay.clock(),
+        recorder: driver.replay.engine.recorder.snapshot(),
+        store: &driver.replay.engine.sink,
+    };
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    postcard::to_extend(&state, bytes).expect("state serialises into memory")
+}
+
+impl State {
+    /// Reads a state file's bytes.
+    pub fn decode(bytes: &[u8]) -> Result<State, String> {
+        let payload = bytes.strip_prefix(&MAGIC).ok_or("not a hushd state file")?;
+        let (version, payload) = payload
+            .split_first_chunk::<2>()
+            .ok_or("state file is truncated")?;
+        let version = u16::from_le_bytes(*version);
+        if version != FORMAT_VERSION {
+            return Err(format!(
+                "state file format version {version} is not supported (this build reads version {FORMAT_VERSION})"
+            ));
+        }
+        match postcard::take_from_bytes(payload) {
+            Ok((state, [])) => Ok(state),
+            _ => Err("state file is truncated or corrupt".into()),
+        }
+    }
+
+    /// The state saved in `dir`, if there is one.
+    pub fn load(dir: &Path) -> Result<Option<State>, String> {
+        let path = dir.join(STATE_FILE);
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        State::decode(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Writes `bytes` as `dir/state.bin`, atomically: a temporary file, synced,
+/// renamed into place, and the directory synced.
+pub fn write_atomically(dir: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = dir.join(STATE_TMP);
+    let mut file = File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&tmp, dir.join(STATE_FILE))?;
+    // Make the rename itself durable.
+    File::open(dir)?.sync_all()
+}
+
+/// Where and how often a resumable replay saves its state.
+#[derive(Clone, Debug)]
+pub struct Checkpoints {
+    /// The state directory.
+    pub dir: PathBuf,
+    /// Save after every this many input records.
+    pub every: NonZeroU64,
+}
+
+/// How a resumable replay ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// The input ended; the clock was run on and everything printed.
+    Input(Summary),
+    /// A signal stopped it; the state was saved after this many records.
+    Stopped {
+        /// Input records consumed in all runs so far.
+        consumed: u64,
+    },
+}
+
+#[derive(Debug)]
+enum Message {
+    Record(Box<Record>),
+    End(io::Result<()>),
+    Stop,
+}
+
+/// A handle that asks a running [`replay_resumable`] to stop: it saves its
+/// state and returns [`Ending::Stopped`].
+#[derive(Clone, Debug)]
+pub struct Stopper {
+    asked: Arc<AtomicBool>,
+    wake: mpsc::SyncSender<Message>,
+}
+
+impl Stopper {
+    /// Asks the replay to stop once the record it is replaying is done.
+    pub fn stop(&self) {
+        self.asked.store(true, Ordering::SeqCst);
+        // Wakes a replay waiting for input; one busy with queued records
+        // sees the flag before its next record.
+        let _ = self.wake.try_send(Message::Stop);
+    }
+}
+
+/// Replays `input` with its state kept in `checkpoints.dir` (see the
+/// [module](self)). `on_start` gets a [`Stopper`] before anything is read,
+/// to hand to a signal handler. Progress notes go to `errors`.
+pub fn replay_resumable(
+    input: Box<dyn Read + Send>,
+    options: Options,
+    output: Output,
+    checkpoints: &Checkpoints,
+    on_start: impl FnOnce(Stopper) -> Result<(), String>,
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+) -> Result<Ending, String> {
+    let dir = &checkpoints.dir;
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mode = options.mode;
+    let (mut driver, mut consumed) = match State::load(dir)? {
+        Some(state) => {
+            let recorder = Recorder::restore(options, &state.recorder)
+                .map_err(|e| format!("cannot restore {}: {e}", dir.join(STATE_FILE).display()))?;
+            let engine = Native {
+                recorder,
+                sink: state.store,
+            };
+            let mut driver = Driver::new(Replay::resume(engine, mode, state.clock), output);
+            driver.summary.events_in = state.events_in;
+            driver.summary.bad_input = state.bad_input;
+            let _ = writeln!(
+                errors,
+                "hushd: restored {} records of state from {}",
+                state.consumed,
+                dir.display()
+            );
+            (driver, state.consumed)
+        }
+        None => {
+            let recorder = Recorder::new(options).map_err(|e| e.to_string())?;
+            let engine = Native {
+                recorder,
+                sink: MemoryStore::new(),
+            };
+            (Driver::new(Replay::new(engine, mode), output), 0)
+        }
+    };
+
+    // Records are read on their own thread, so a stop request is seen even
+    // while the input is idle.
+    let (sender, messages) = mpsc::sync_channel(1024);
+    let asked = Arc::new(AtomicBool::new(false));
+    on_start(Stopper {
+        asked: Arc::clone(&asked),
+        wake: sender.clone(),
+    })?;
+    let skip = consumed;
+    std::thread::spawn(move || {
+        let mut seen = 0u64;
+        let end = read_records(BufReader::new(input), |record| {
+            seen += 1;
+            if seen > skip {
+                let _ = sender.send(Message::Record(Box::new(record)));
+            }
+        });
+        let _ = sender.send(Message::End(end));
+    });
+
+    let save = |driver: &NativeReplay, consumed: u64, out: &mut dyn Write| {
+        // What was printed for the saved records must be out before the
+        // state says they are done.
+        out.flush()
+            .and_then(|()| write_atomically(dir, &encode(driver, consumed)))
+            .map_err(|e| format!("cannot save state in {}: {e}", dir.display()))
+    };
+    let every = checkpoints.every.get();
+    let io = |e: io::Error| format!("replay failed: {e}");
+    loop {
+        let message = match asked.load(Ordering::SeqCst) {
+            true => Ok(Message::Stop),
+            false => messages.recv(),
+        };
+        match message {
+            Ok(Message::Record(record)) => {
+                driver.record(*record, out, errors).map_err(io)?;
+                consumed += 1;
+                if consumed.is_multiple_of(every) {
+                    save(&driver, consumed, out)?;
+                }
+            }
+            Ok(Message::Stop) => {
+                save(&driver, consumed, out)?;
+                let _ = writeln!(
+                    errors,
+                    "hushd: stopped; state of {consumed} records saved in {}",
+                    dir.display()
+                );
+                return Ok(Ending::Stopped { consumed });
+            }
+            Ok(Message::End(end)) => {
+                end.map_err(|e| format!("cannot read input: {e}"))?;
+                break;
+            }
+            Err(mpsc::RecvError) => break,
+        }
+    }
+    save(&driver, consumed, out)?;
+    let (summary, _) = driver.finish(out).map_err(io)?;
+    Ok(Ending::Input(summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVENTS: &str = concat!(
+        r#"{"involvedObject":{"kind":"Pod","namespace":"default","name":"web-0","uid":"u"},"reason":"BackOff","message":"m","source":{"component":"kubelet","host":"node-1"},"type":"Warning","at":"2024-05-01T10:00:00Z"}"#,
+        "\n",
+        "not json\n",
+        r#"{"involvedObject":{"kind":"Pod","namespace":"default","name":"web-0","uid":"u"},"reason":"BackOff","message":"m","source":{"component":"kubelet","host":"node-1"},"type":"Warning","at":"2024-05-01T10:00:10Z"}"#,
+        "\n",
+    );
+
+    fn run(dir: &Path, input: &'static str, every: u64) -> (Ending, String, String) {
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let ending = replay_resumable(
+            Box::new(input.as_bytes()),
+            Options::default(),
+            Output::Decisions,
+            &Checkpoints {
+                dir: dir.to_path_buf(),
+                every: NonZeroU64::new(every).unwrap(),
+            },
+            |_| Ok(()),
+            &mut out,
+            &mut errors,
+        )
+        .unwrap();
+        (
+            ending,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(errors).unwrap(),
+        )
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hushd-state-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn state_round_trips_and_resumes() {
+        let dir = scratch("resume");
+        let (ending, out, _) = run(&dir, EVENTS, 1000);
+        let Ending::Input(summary) = ending else {
+            panic!("{ending:?}")
+        };
+        assert_eq!((summary.events_in, summary.bad_input), (2, 1));
+        assert_eq!(out.lines().count(), 2);
+        let state = State::load(&dir).unwrap().unwrap();
+        assert_eq!(state.consumed, 3);
+        assert!(!dir.join(STATE_TMP).exists());
+
+        // Everything was consumed: a second run prints nothing more and
+        // keeps the counts.
+        let (ending, out, errors) = run(&dir, EVENTS, 1000);
+        assert!(errors.starts_with("hushd: restored 3 records of state from "));
+        assert_eq!(out, "");
+        let Ending::Input(summary) = ending else {
+            panic!("{ending:?}")
+        };
+        assert_eq!((summary.events_in, summary.bad_input), (2, 1));
+        assert_eq!(summary.stats.observed, 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn damaged_state_files_are_refused() {
+        let dir = scratch("damaged");
+        run(&dir, EVENTS, 1);
+        let good = fs::read(dir.join(STATE_FILE)).unwrap();
+        assert!(State::decode(&good).is_ok());
+        assert_eq!(
+            State::decode(b"nonsense").unwrap_err(),
+            "not a hushd state file"
+        );
+        assert!(State::decode(&good[..good.len() - 1]).is_err());
+        let mut newer = good.clone();
+        newer[6] = 2;
+        assert!(State::decode(&newer).unwrap_err().contains("version 2"));
+        fs::write(dir.join(STATE_FILE), b"HUSHD\0").unwrap();
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let refused = replay_resumable(
+            Box::new(EVENTS.as_bytes()),
+            Options::default(),
+            Output::Decisions,
+            &Checkpoints {
+                dir: dir.clone(),
+                every: NonZeroU64::MIN,
+            },
+            |_| Ok(()),
+            &mut out,
+            &mut errors,
+        );
+        assert!(refused.unwrap_err().contains("truncated"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
