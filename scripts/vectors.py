@@ -168,8 +168,191 @@ def _():
     return cronjob_story()
 
 
+def events_v1(regarding, reason, note, *, action, controller, instance, t=None, event_time=None,
+              type_="Normal", related=None, **extra):
+    """An events.k8s.io/v1 Event as the new recorder makes it. With `event_time` and no `t`,
+    the input has no "at": eventTime is the instant it is observed."""
+    e = {"apiVersion": "events.k8s.io/v1", "kind": "Event"}
+    if t is not None:
+        e["at"] = at(t)
+    e.update({"eventTime": at(event_time if event_time is not None else t), "reportingController": controller,
+              "reportingInstance": instance, "action": action, "reason": reason, "regarding": regarding,
+              "note": note, "type": type_})
+    if related is not None:
+        e["related"] = related
+    e.update(extra)
+    return e
+
+
+CRASH_PHASE = 0.123456  # the crash loop starts 0.123456 s after 10:00:00
+
+
+@vector("series-crashloop-30min",
+        "A pod's BackOff every 30 s from 10:00:00.123456 to 10:31:00.123456 (63 occurrences, k = 0..62 at "
+        "10:00:00.123456 + 30k s), then silence. Timers start at the first instant truncated to 10:00:00: "
+        "finish checks every 6 min (10:06, 10:12, ...), heartbeats every 30 min (10:30, 11:00). Expected by "
+        "hand: create at 10:00:00.123456 (no series); patch {count 2, lastObservedTime 10:00:30.123456} at "
+        "the 2nd; the 3rd..60th absorb (counts 3..60). At 10:30:00 the finish check runs first and writes "
+        "nothing (last seen 10:29:30.123456, not before 10:24:00); then the heartbeat patches {count 60, "
+        "lastObservedTime 10:29:30.123456Z}. Occurrences 61..63 (10:30:00.123456..10:31:00.123456) absorb "
+        "(counts 61..63). The finish at 10:36 keeps the series (10:31:00.123456 is not before 10:30:00); "
+        "the finish at 10:42:00 writes {count 63, lastObservedTime 10:31:00.123456Z} and forgets it, so the "
+        "11:00 heartbeat has nothing to patch. 4 writes in all: create, start, 1 heartbeat, 1 finish.",
+        mode="series")
+def _():
+    pod = ref("Pod", "api-7d9f", "prod")
+    return [core(pod, "BackOff", "Back-off restarting failed container api", t=CRASH_PHASE + 30 * k,
+                 type_="Warning") for k in range(63)]
+
+
+@vector("series-failed-scheduling-5-pods",
+        "Seed 000's story in series mode: 4 node starts and 2 kubelet/scheduler events next to 5 pods that "
+        "fail to schedule 4 times each (10:00:05, :07, :09, :12; same-instant inputs are observed 1 ns "
+        "apart). The scheduler reports as default-scheduler on kubernetes-master (an events.k8s.io/v1 event "
+        "needs a reportingInstance). Expected: 5 creates (round 1), 5 series-start patches with count 2 "
+        "(round 2), 10 absorbs (counts 3 and 4), and the other 6 events are singletons. Timers start at "
+        "10:00:02; the finish at 10:06:02 keeps everything (nothing before 10:00:02), the finish at 10:12:02 "
+        "writes count 4 (lastObservedTime 10:00:12) for each of the 5 series, oldest first, and forgets "
+        "the 6 singletons without a write. 11 Events stored; 21 writes (11 creates, 10 patches).",
+        mode="series")
+def _():
+    pods = ["monitoring-influx-grafana-controller-0133o", "elasticsearch-logging-controller-fplln",
+            "kibana-logging-controller-gziey", "skydns-ls6k1", "monitoring-heapster-controller-oh43e"]
+    sched = dict(component="default-scheduler", host="kubernetes-master")
+
+    def node(name, t):
+        return core(ref("Node", name, "", uid=name), "starting", "Starting kubelet.", t=t, host=name)
+
+    def failed(p, t):
+        return core(ref("Pod", p), "failedScheduling", "Error scheduling: no nodes available to schedule pods",
+                    t=t, **sched)
+
+    out = [node("kubernetes-node-4", 2)]
+    out += [failed(p, 5) for p in pods]
+    out += [failed(p, 7) for p in pods]
+    out += [node(n, 9) for n in ["kubernetes-node-1", "kubernetes-node-3", "kubernetes-node-2"]]
+    out += [failed(p, 9) for p in pods]
+    out += [failed(p, 12) for p in pods]
+    kibana = ref("Pod", "kibana-logging-controller-gziey")
+    out.append(core(dict(kibana, fieldPath="implicitly required container POD"), "pulled",
+                    'Successfully pulled image "kubernetes/pause:latest"', t=20, host="kubernetes-node-4"))
+    out.append(core(kibana, "scheduled", "Successfully assigned kibana-logging-controller-gziey to kubernetes-node-4",
+                    t=20, **sched))
+    return out
+
+
+@vector("series-gap-outlives-finish",
+        "Singletons live until the first finish check that finds them more than 6 min old. Timers start at "
+        "10:00:00. Pod a at 10:00:00 and pod b at 10:00:01 are created. b again at 10:11:59: b is still cached "
+        "(the 10:06 finish only forgets what is older than 10:00:00), so it starts a series (patch, count 2). "
+        "The finish at 10:12:00 runs before the input at 10:12:00 and forgets a (10:00:00 is before 10:06:00) "
+        "without a write, so a again at 10:12:00 is a new create with a new name (a.17cb55b53a4a6000, no "
+        "series). b's series is idle from 10:11:59: the 10:18:00 finish (cutoff 10:12:00) writes its final "
+        "count 2 (lastObservedTime 10:11:59) and forgets it; the 10:24:00 finish forgets the second a "
+        "(10:12:00 is before 10:18:00) without a write.",
+        mode="series")
+def _():
+    a = ref("Pod", "a", "prod")
+    b = ref("Pod", "b", "prod")
+    return [
+        core(a, "Unhealthy", "Readiness probe failed", t=0, type_="Warning"),
+        core(b, "Unhealthy", "Readiness probe failed", t=1, type_="Warning"),
+        core(b, "Unhealthy", "Readiness probe failed", t=719, type_="Warning"),
+        core(a, "Unhealthy", "Readiness probe failed", t=720, type_="Warning"),
+    ]
+
+
+@vector("series-events-v1-input",
+        "client-go TestEventSeriesf (§12.3) with events.k8s.io/v1 input: pod baz/foo (UID bar), regarding "
+        ".spec.containers[1], related .spec.containers[0], reportingController eventTest, instance "
+        "eventTest-node-1, action started, reason test, Normal. 1st: create, no series. 2nd, identical: patch "
+        "of the first event (name foo.<hex of 10:00:00>) with series count 2. 3rd, action stopped: a new "
+        "create with no series (action is in the key). 4th: started again with a different note and only an "
+        "eventTime (10:00:04.654321, no \"at\"): note is not in the key, so it is absorbed (count 3) and "
+        "reported with the first event's note. A 5th, same but regarding carries a new resourceVersion: not "
+        "isomorphic, a new create. Timers start at 10:00:00; the finish at 10:12:00 writes the series' final "
+        "count 3 (lastObservedTime 10:00:04.654321Z) and forgets the 3 singletons.",
+        mode="series")
+def _():
+    regarding = ref("Pod", "foo", "baz", uid="bar", field_path=".spec.containers[1]")
+    related = ref("Pod", "foo", "baz", uid="bar", field_path=".spec.containers[0]")
+    common = dict(controller="eventTest", instance="eventTest-node-1", related=related)
+    return [
+        events_v1(regarding, "test", "some verbose message: 1", action="started", t=0, **common),
+        events_v1(regarding, "test", "some verbose message: 1", action="started", t=1, **common),
+        events_v1(regarding, "test", "some verbose message: 1", action="stopped", t=2, **common),
+        events_v1(regarding, "test", "some other note", action="started", event_time=4.654321, **common),
+        events_v1(dict(regarding, resourceVersion="42"), "test", "some verbose message: 1", action="started",
+                  t=5, **common),
+    ]
+
+
+@vector("series-heartbeat-and-finish-same-instant",
+        "Two crash loops; timers start at 10:00:00, so 10:30:00 is both a finish check and a heartbeat, and "
+        "the finish runs first. Pod a: every 60 s from 10:00:00 to 10:23:00 (24 occurrences). At 10:24 it "
+        "is kept (10:23:00 is not before 10:18:00); at 10:30:00 it has been idle since before 10:24:00, so "
+        "the finish writes its final count 24 (lastObservedTime 10:23:00) and forgets it: the heartbeat at "
+        "the same instant does not patch it again. Pod b: every 60 s from 10:00:30 to 10:29:30 (30 "
+        "occurrences) is still open at 10:30:00, so the heartbeat patches it (count 30) right after the "
+        "finish; the 10:36 finish writes its final count 30.",
+        mode="series")
+def _():
+    a = ref("Pod", "a", "prod")
+    b = ref("Pod", "b", "prod")
+    out = []
+    for k in range(30):
+        if k < 24:
+            out.append(core(a, "BackOff", "Back-off restarting failed container", t=60 * k, type_="Warning"))
+        out.append(core(b, "BackOff", "Back-off restarting failed container", t=60 * k + 30, type_="Warning"))
+    return out
+
+
+@vector("series-refused-invalid",
+        "Events the API server would reject under events.k8s.io/v1 validation (§11) are refused before "
+        "correlation, with an error, no write and no series: a reason of 129 bytes (with action Probe; "
+        "without one the action, which defaults to the reason, is reported first); a reportingController "
+        "that is not a qualified name (core/v1 source.component \"Kubelet Node\"); a core/v1 event with no "
+        "source.host, so no reportingInstance; an events.k8s.io/v1 note of 1025 bytes. The refused reason "
+        "again is refused again (it never starts a series). Valid events around them are created and form "
+        "a series as usual: a reason of exactly 128 bytes is accepted. The finish at 10:12:00 writes count 2.",
+        mode="series")
+def _():
+    pod = ref("Pod", "web", "prod")
+    msg = "Readiness probe failed"
+    regarding = ref("Pod", "web", "prod")
+    return [
+        core(pod, "R" * 128, msg, t=0),
+        core(pod, "R" * 129, msg, t=1, action="Probe"),
+        core(pod, "Unhealthy", msg, t=2, component="Kubelet Node"),
+        core(pod, "Unhealthy", msg, t=3, host=""),
+        events_v1(regarding, "Unhealthy", "n" * 1025, action="Probe", controller="kubelet", instance="kubelet-node-1",
+                  t=4),
+        core(pod, "R" * 129, msg, t=5, action="Probe"),
+        core(pod, "R" * 128, msg, t=6),
+    ]
+
+
+@vector("series-lru-eviction",
+        "hush's deliberate deviation: the series cache is an LRU (lru-cache-size 2 here) and an evicted open "
+        "series has its final count written first. Pod a occurs at 10:00:00..:04 (series, count 5), pod b at "
+        ":05 and :06 (series, count 2). Pod c at :07 needs room: a is least recently used, so its final count "
+        "5 is written (rule evicted) and then c is created. c at :08 starts its series. a again at :09 is new "
+        "(new name) and evicts b (final count 2). Every occurrence is in a stored count: a 5 + a 1 + b 2 + "
+        "c 2 = 10 inputs. The finish at 10:06:00 keeps everything (nothing before 10:00:00); the 10:12:00 "
+        "finish writes c's final count 2 and forgets the second a. The two eviction writes (a: count 5 at "
+        "10:00:07, b: count 2 at 10:00:09) follow the create that caused them as \"evict\" tick lines.",
+        mode="series", options={"lru-cache-size": 2})
+def _():
+    out = []
+    for name, ts in [("a", range(0, 5)), ("b", range(5, 7)), ("c", range(7, 9)), ("a", range(9, 10))]:
+        for t in ts:
+            out.append(core(ref("Pod", name, "prod"), "BackOff", "Back-off restarting failed container", t=t,
+                            type_="Warning"))
+    return out
+
+
 def run_hushd(spec):
-    cmd = [str(ROOT / "target" / "debug" / "hushd"), "replay", "--output", "decisions",
+    cmd = [str(ROOT / "target" / "debug" / "hushd"), "replay", "--engine", "native", "--output", "decisions",
            "--mode", spec["mode"], "--options", json.dumps(spec["options"]), "-"]
     stdin = "".join(json.dumps(e) + "\n" for e in spec["input"])
     done = subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True)

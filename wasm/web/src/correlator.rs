@@ -13,8 +13,9 @@
 //! setInterval(() => correlator.tick(), 1000);    // timers and held writes
 //! ```
 
+use hush_core::Recorder;
 use hush_core::replay::Line;
-use hush_core::{Recorder, Timestamp};
+use hush_core::time::UniqueInstants;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -31,8 +32,8 @@ pub struct WebCorrelator {
     recorder: Recorder,
     sink: JsSink,
     clock: JsClock,
-    /// The last instant read and the instant issued for it.
-    last: Option<(Timestamp, Timestamp)>,
+    /// Instants issued so far (never the same nanosecond twice).
+    instants: UniqueInstants,
 }
 
 #[wasm_bindgen(js_class = Correlator)]
@@ -51,7 +52,7 @@ impl WebCorrelator {
             recorder: Recorder::new(options).map_err(ConstructError::Options)?,
             sink,
             clock,
-            last: None,
+            instants: UniqueInstants::default(),
         })
     }
 
@@ -69,11 +70,7 @@ impl WebCorrelator {
             Some(at) => at,
             None => self.clock.now()?,
         };
-        let now = match self.last {
-            Some((last_read, issued)) if last_read == read => issued.plus_nanos(1),
-            _ => read,
-        };
-        self.last = Some((read, now));
+        let now = self.instants.issue(read);
         let mut event = observation.event;
         self.recorder.prepare(&mut event, now);
         let decision = self
@@ -88,7 +85,7 @@ impl WebCorrelator {
 
     /// Runs what is due at `host.now()`: held writes whose backoff expired
     /// and, in series mode, the finish check and the heartbeat. Returns the
-    /// lines (`{tick: "heartbeat"|"finish"|"retry", at, writes}`) of what
+    /// lines (`{tick: "heartbeat"|"finish"|"evict"|"retry", at, writes}`) of what
     /// was written, including held writes retried since the last call.
     pub fn tick(&mut self) -> Result<JsValue, TickError> {
         let now = self.clock.now()?;
