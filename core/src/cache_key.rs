@@ -217,7 +217,10 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
             return false;
         }
     }
-    ca.remainder() == cb.remainder()
+    ca.remainder()
+        .iter()
+        .zip(cb.remainder())
+        .all(|(x, y)| x == y)
 }
 
 impl Eq for dyn Matcher + '_ {}

@@ -1,12 +1,15 @@
 //! hush's compact encoding of events and outcomes, for moving many events
 //! across a boundary in one buffer (the component's `observe-encoded`).
 //!
-//! A batch is a sequence of events; an event is its fields in a fixed
-//! order: strings as a LEB128 length and UTF-8 bytes, optional instants as
-//! a tag byte and an `i64` (little-endian), counts as `i32`. Decoding
-//! writes into an existing [`Event`], reusing its strings, so a stream of
-//! events costs no allocation once the strings have grown. An outcome is
-//! eight bytes: action, rule, write status, drop cause, count.
+//! A batch is a sequence of observations: the instant the host observed
+//! the event (optional; without it the receiver reads its clock), then the
+//! event's fields in a fixed order. A string is a single zero byte when it
+//! equals the previous event's (event streams repeat most fields), else its
+//! LEB128 length plus one and its UTF-8 bytes; optional instants are a tag
+//! byte and an `i64` (little-endian); counts are `i32`. Decoding writes
+//! into one [`Event`] for the whole batch, so an unchanged field costs one
+//! byte and a stream of events no allocation once the strings have grown.
+//! An outcome is eight bytes: action, rule, write status, drop cause, count.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -54,11 +57,6 @@ fn put_len(out: &mut Vec<u8>, mut n: usize) {
     }
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_len(out, s.len());
-    out.extend_from_slice(s.as_bytes());
-}
-
 fn put_instant(out: &mut Vec<u8>, t: Option<Timestamp>) {
     match t {
         None => out.push(0),
@@ -69,8 +67,25 @@ fn put_instant(out: &mut Vec<u8>, t: Option<Timestamp>) {
     }
 }
 
-fn put_ref(out: &mut Vec<u8>, r: &ObjectReference) {
-    for s in [
+/// String fields, in wire order, each with an index for the delta rule.
+const NAME: usize = 0;
+const NAMESPACE: usize = 1;
+const RESOURCE_VERSION: usize = 2;
+const OBJECT: usize = 3; // 7 fields
+const REASON: usize = 10;
+const MESSAGE: usize = 11;
+const COMPONENT: usize = 12;
+const HOST: usize = 13;
+const TYPE: usize = 14;
+const ACTION: usize = 15;
+const RELATED: usize = 16; // 7 fields
+const CONTROLLER: usize = 23;
+const INSTANCE: usize = 24;
+const STRING_FIELDS: usize = 25;
+const _: () = assert!(STRING_FIELDS <= 32, "one bit per field in a u32");
+
+fn ref_fields(r: &ObjectReference) -> [&String; 7] {
+    [
         &r.kind,
         &r.namespace,
         &r.name,
@@ -78,63 +93,152 @@ fn put_ref(out: &mut Vec<u8>, r: &ObjectReference) {
         &r.api_version,
         &r.resource_version,
         &r.field_path,
-    ] {
-        put_str(out, s);
+    ]
+}
+
+fn ref_fields_mut(r: &mut ObjectReference) -> [&mut String; 7] {
+    [
+        &mut r.kind,
+        &mut r.namespace,
+        &mut r.name,
+        &mut r.uid,
+        &mut r.api_version,
+        &mut r.resource_version,
+        &mut r.field_path,
+    ]
+}
+
+/// Encodes a batch of observations. A string field equal to the previous
+/// event's is sent as a single zero byte (streams repeat most fields from
+/// one event to the next); any other as its length plus one, then its bytes.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    /// The previous event's string fields.
+    prev: Event,
+    /// Which of `prev`'s fields were sent in this batch.
+    sent: u32,
+}
+
+impl Encoder {
+    /// An encoder at the start of a batch.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a new batch: the next event is sent in full.
+    pub fn reset(&mut self) {
+        self.sent = 0;
+    }
+
+    fn put_str(
+        &mut self,
+        out: &mut Vec<u8>,
+        index: usize,
+        value: &str,
+        prev: impl FnOnce(&mut Event) -> &mut String,
+    ) {
+        let slot = prev(&mut self.prev);
+        let bit = 1u32 << index;
+        if self.sent & bit != 0 && crate::cache_key::bytes_eq(slot.as_bytes(), value.as_bytes()) {
+            out.push(0);
+            return;
+        }
+        put_len(out, value.len() + 1);
+        out.extend_from_slice(value.as_bytes());
+        slot.clear();
+        slot.push_str(value);
+        self.sent |= bit;
+    }
+
+    /// Appends an observation: `event`, observed at `at` (or, without an
+    /// instant, whenever the receiver reads its clock).
+    pub fn encode(&mut self, out: &mut Vec<u8>, event: &Event, at: Option<Timestamp>) {
+        put_instant(out, at);
+        let m = &event.metadata;
+        self.put_str(out, NAME, &m.name, |p| &mut p.metadata.name);
+        self.put_str(out, NAMESPACE, &m.namespace, |p| &mut p.metadata.namespace);
+        self.put_str(out, RESOURCE_VERSION, &m.resource_version, |p| {
+            &mut p.metadata.resource_version
+        });
+        put_len(out, m.annotations.len());
+        for (k, v) in &m.annotations {
+            for s in [k, v] {
+                put_len(out, s.len() + 1);
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+        for (i, f) in ref_fields(&event.involved_object).into_iter().enumerate() {
+            self.put_str(out, OBJECT + i, f, |p| {
+                ref_fields_mut(&mut p.involved_object)
+                    .into_iter()
+                    .nth(i)
+                    .unwrap()
+            });
+        }
+        self.put_str(out, REASON, &event.reason, |p| &mut p.reason);
+        self.put_str(out, MESSAGE, &event.message, |p| &mut p.message);
+        self.put_str(out, COMPONENT, &event.source.component, |p| {
+            &mut p.source.component
+        });
+        self.put_str(out, HOST, &event.source.host, |p| &mut p.source.host);
+        put_instant(out, event.first_timestamp);
+        put_instant(out, event.last_timestamp);
+        out.extend_from_slice(&event.count.to_le_bytes());
+        self.put_str(out, TYPE, &event.type_, |p| &mut p.type_);
+        put_instant(out, event.event_time);
+        match &event.series {
+            None => out.push(0),
+            Some(s) => {
+                out.push(1);
+                out.extend_from_slice(&s.count.to_le_bytes());
+                out.extend_from_slice(&s.last_observed_time.nanos().to_le_bytes());
+            }
+        }
+        self.put_str(out, ACTION, &event.action, |p| &mut p.action);
+        match &event.related {
+            None => {
+                out.push(0);
+                // The receiver forgets its related fields: the next one is sent in full.
+                self.sent &= !(0x7f << RELATED);
+            }
+            Some(r) => {
+                out.push(1);
+                for (i, f) in ref_fields(r).into_iter().enumerate() {
+                    self.put_str(out, RELATED + i, f, |p| {
+                        ref_fields_mut(p.related.get_or_insert_with(ObjectReference::default))
+                            .into_iter()
+                            .nth(i)
+                            .unwrap()
+                    });
+                }
+            }
+        }
+        self.put_str(out, CONTROLLER, &event.reporting_controller, |p| {
+            &mut p.reporting_controller
+        });
+        self.put_str(out, INSTANCE, &event.reporting_instance, |p| {
+            &mut p.reporting_instance
+        });
     }
 }
 
-/// Appends `event` to `out`.
-pub fn encode_event(out: &mut Vec<u8>, event: &Event) {
-    let m = &event.metadata;
-    put_str(out, &m.name);
-    put_str(out, &m.namespace);
-    put_str(out, &m.resource_version);
-    put_len(out, m.annotations.len());
-    for (k, v) in &m.annotations {
-        put_str(out, k);
-        put_str(out, v);
-    }
-    put_ref(out, &event.involved_object);
-    put_str(out, &event.reason);
-    put_str(out, &event.message);
-    put_str(out, &event.source.component);
-    put_str(out, &event.source.host);
-    put_instant(out, event.first_timestamp);
-    put_instant(out, event.last_timestamp);
-    out.extend_from_slice(&event.count.to_le_bytes());
-    put_str(out, &event.type_);
-    put_instant(out, event.event_time);
-    match &event.series {
-        None => out.push(0),
-        Some(s) => {
-            out.push(1);
-            out.extend_from_slice(&s.count.to_le_bytes());
-            out.extend_from_slice(&s.last_observed_time.nanos().to_le_bytes());
-        }
-    }
-    put_str(out, &event.action);
-    match &event.related {
-        None => out.push(0),
-        Some(r) => {
-            out.push(1);
-            put_ref(out, r);
-        }
-    }
-    put_str(out, &event.reporting_controller);
-    put_str(out, &event.reporting_instance);
-}
-
-/// Reads events out of a batch.
+/// Reads the observations of a batch an [`Encoder`] wrote, in order.
 #[derive(Debug)]
 pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
+    /// Which fields of the target event were read in this batch.
+    read: u32,
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `buf`.
     pub fn new(buf: &'a [u8]) -> Self {
-        Reader { buf, pos: 0 }
+        Reader {
+            buf,
+            pos: 0,
+            read: 0,
+        }
     }
 
     /// Whether every byte was read.
@@ -175,17 +279,30 @@ impl<'a> Reader<'a> {
         self.fail("length too long")
     }
 
-    fn str_into(&mut self, s: &mut String) -> Result<(), WireError> {
-        let n = self.len()?;
+    /// A string sent in full (length plus one, then bytes).
+    fn text(&mut self) -> Result<&'a str, WireError> {
+        let n = match self.len()? {
+            0 => return self.fail("a repeated string where none can be"),
+            n => n - 1,
+        };
         let bytes = self.take(n)?;
-        // Consecutive events share most fields: bytes equal to the string
-        // already there need no UTF-8 check and no copy.
-        if crate::cache_key::bytes_eq(s.as_bytes(), bytes) {
+        core::str::from_utf8(bytes).or_else(|_| self.fail("not UTF-8"))
+    }
+
+    /// String field `index`: unchanged (zero byte) or sent in full.
+    fn str_into(&mut self, index: usize, s: &mut String) -> Result<(), WireError> {
+        let bit = 1u32 << index;
+        if self.buf.get(self.pos) == Some(&0) {
+            if self.read & bit == 0 {
+                return self.fail("a repeated string before it was sent");
+            }
+            self.pos += 1;
             return Ok(());
         }
-        let text = core::str::from_utf8(bytes).or_else(|_| self.fail("not UTF-8"))?;
+        let text = self.text()?;
         s.clear();
         s.push_str(text);
+        self.read |= bit;
         Ok(())
     }
 
@@ -217,44 +334,35 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn ref_into(&mut self, r: &mut ObjectReference) -> Result<(), WireError> {
-        for s in [
-            &mut r.kind,
-            &mut r.namespace,
-            &mut r.name,
-            &mut r.uid,
-            &mut r.api_version,
-            &mut r.resource_version,
-            &mut r.field_path,
-        ] {
-            self.str_into(s)?;
-        }
-        Ok(())
-    }
-
-    /// Reads the next event into `event`, reusing its strings.
-    pub fn event_into(&mut self, event: &mut Event) -> Result<(), WireError> {
+    /// Reads the next observation into `event` (the same event for the whole
+    /// batch: unchanged fields are left as they are) and returns its instant.
+    pub fn observation_into(&mut self, event: &mut Event) -> Result<Option<Timestamp>, WireError> {
+        let at = self.instant()?;
         let m = &mut event.metadata;
-        self.str_into(&mut m.name)?;
-        self.str_into(&mut m.namespace)?;
-        self.str_into(&mut m.resource_version)?;
+        self.str_into(NAME, &mut m.name)?;
+        self.str_into(NAMESPACE, &mut m.namespace)?;
+        self.str_into(RESOURCE_VERSION, &mut m.resource_version)?;
         let annotations = self.len()?;
         m.annotations.clear();
         for _ in 0..annotations {
-            let (mut k, mut v) = (String::new(), String::new());
-            self.str_into(&mut k)?;
-            self.str_into(&mut v)?;
-            m.annotations.insert(k, v);
+            let k = self.text()?;
+            let v = self.text()?;
+            m.annotations.insert(k.into(), v.into());
         }
-        self.ref_into(&mut event.involved_object)?;
-        self.str_into(&mut event.reason)?;
-        self.str_into(&mut event.message)?;
-        self.str_into(&mut event.source.component)?;
-        self.str_into(&mut event.source.host)?;
+        for (i, f) in ref_fields_mut(&mut event.involved_object)
+            .into_iter()
+            .enumerate()
+        {
+            self.str_into(OBJECT + i, f)?;
+        }
+        self.str_into(REASON, &mut event.reason)?;
+        self.str_into(MESSAGE, &mut event.message)?;
+        self.str_into(COMPONENT, &mut event.source.component)?;
+        self.str_into(HOST, &mut event.source.host)?;
         event.first_timestamp = self.instant()?;
         event.last_timestamp = self.instant()?;
         event.count = self.i32()?;
-        self.str_into(&mut event.type_)?;
+        self.str_into(TYPE, &mut event.type_)?;
         event.event_time = self.instant()?;
         event.series = if self.flag()? {
             let count = self.i32()?;
@@ -265,15 +373,19 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
-        self.str_into(&mut event.action)?;
+        self.str_into(ACTION, &mut event.action)?;
         if self.flag()? {
-            self.ref_into(event.related.get_or_insert_with(ObjectReference::default))?;
+            let related = event.related.get_or_insert_with(ObjectReference::default);
+            for (i, f) in ref_fields_mut(related).into_iter().enumerate() {
+                self.str_into(RELATED + i, f)?;
+            }
         } else {
             event.related = None;
+            self.read &= !(0x7f << RELATED);
         }
-        self.str_into(&mut event.reporting_controller)?;
-        self.str_into(&mut event.reporting_instance)?;
-        Ok(())
+        self.str_into(CONTROLLER, &mut event.reporting_controller)?;
+        self.str_into(INSTANCE, &mut event.reporting_instance)?;
+        Ok(at)
     }
 }
 
@@ -404,35 +516,69 @@ mod tests {
         e
     }
 
-    #[test]
-    fn events_round_trip_into_a_reused_event() {
+    fn batch(events: &[(Event, Option<Timestamp>)]) -> Vec<u8> {
+        let mut encoder = Encoder::new();
         let mut buf = Vec::new();
-        encode_event(&mut buf, &sample());
-        encode_event(&mut buf, &Event::default());
-        let mut reader = Reader::new(&buf);
+        for (e, at) in events {
+            encoder.encode(&mut buf, e, *at);
+        }
+        buf
+    }
+
+    fn read_all(buf: &[u8]) -> Result<Vec<(Event, Option<Timestamp>)>, WireError> {
+        let mut reader = Reader::new(buf);
         let mut scratch = Event::default();
-        reader.event_into(&mut scratch).unwrap();
-        assert_eq!(scratch, sample());
-        reader.event_into(&mut scratch).unwrap();
-        assert_eq!(scratch, Event::default());
-        assert!(reader.is_done());
+        let mut out = Vec::new();
+        while !reader.is_done() {
+            let at = reader.observation_into(&mut scratch)?;
+            out.push((scratch.clone(), at));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn observations_round_trip_through_one_scratch_event() {
+        let mut other = sample();
+        other.message = "different".into();
+        other.related = None;
+        let mut third = sample();
+        third.involved_object.name = "q".into();
+        let events = [
+            (sample(), Some(Timestamp::from_secs(7))),
+            (sample(), None),
+            (other, Some(Timestamp::from_secs(8))),
+            (third, None),
+            (Event::default(), None),
+        ];
+        assert_eq!(read_all(&batch(&events)).unwrap(), events);
+    }
+
+    #[test]
+    fn repeated_fields_cost_one_byte() {
+        let one = batch(&[(sample(), None)]);
+        let two = batch(&[(sample(), None), (sample(), None)]);
+        // Only the fixed-size parts and one byte per string are repeated.
+        assert!(
+            two.len() - one.len() < 80,
+            "{} then {}",
+            one.len(),
+            two.len()
+        );
     }
 
     #[test]
     fn truncated_and_corrupt_buffers_are_errors() {
-        let mut buf = Vec::new();
-        encode_event(&mut buf, &sample());
-        for cut in 0..buf.len() {
-            assert!(
-                Reader::new(&buf[..cut])
-                    .event_into(&mut Event::default())
-                    .is_err(),
-                "cut at {cut}"
-            );
+        let buf = batch(&[(sample(), None)]);
+        for cut in 1..buf.len() {
+            assert!(read_all(&buf[..cut]).is_err(), "cut at {cut}");
         }
+        // A "same as before" for the first event of a batch is an error.
         let mut bad = buf.clone();
-        bad[1] = 0xff; // inside the first string: invalid UTF-8
-        assert!(Reader::new(&bad).event_into(&mut Event::default()).is_err());
+        bad[1] = 0;
+        assert!(read_all(&bad).is_err());
+        let mut bad = buf.clone();
+        bad[2] = 0xff; // inside the first string: invalid UTF-8
+        assert!(read_all(&bad).is_err());
     }
 
     #[test]

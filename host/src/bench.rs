@@ -60,8 +60,8 @@ pub fn native(
 }
 
 /// Runs the correlator component over `events` events of the mix, `batch`
-/// events per call through `observe-encoded`, the clock advancing 10 ms per
-/// read and the sink storing nothing.
+/// events per call through `observe-encoded`, each with its instant (10 ms
+/// apart, as natively), the sink storing nothing.
 pub fn component(
     plugin: std::sync::Arc<crate::component::Plugin>,
     events: u64,
@@ -91,14 +91,16 @@ pub fn component(
     )?;
     let mut mix = Mix::new(SEED, only);
     let mut buf = Vec::with_capacity(batch * 512);
+    let mut encoder = hush_core::wire::Encoder::new();
     let mut run = |engine: &mut ComponentEngine, n: u64| -> Result<(), String> {
         let mut left = n;
         while left > 0 {
             let take = left.min(batch as u64);
             buf.clear();
+            encoder.reset();
             for _ in 0..take {
-                let (event, _, _) = mix.next_event();
-                hush_core::wire::encode_event(&mut buf, event);
+                let (event, now, _) = mix.next_event();
+                encoder.encode(&mut buf, event, Some(now));
             }
             let outcomes = engine.observe_encoded(&buf)?;
             std::hint::black_box(outcomes);
@@ -114,6 +116,53 @@ pub fn component(
     let allocs = allocations() - before;
     Ok(Figures {
         engine: "component".into(),
+        events,
+        seconds,
+        events_per_sec: events as f64 / seconds,
+        allocs_per_event: allocs as f64 / events as f64,
+    })
+}
+
+/// Runs the component one typed `observe` call per event (the embedder's
+/// path: an event record in, an outcome record out), to measure what a
+/// single call costs.
+pub fn component_typed(
+    plugin: std::sync::Arc<crate::component::Plugin>,
+    events: u64,
+    only: Option<Kind>,
+    options: &Options,
+    allocations: fn() -> u64,
+) -> Result<Figures, String> {
+    use crate::component::{ComponentEngine, Guards, HostClock, HostSink};
+    use hush_core::replay::Engine;
+
+    let guards = Guards {
+        snapshot_every: u64::MAX,
+        ..Guards::default()
+    };
+    let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
+    let mut engine = ComponentEngine::new(
+        plugin,
+        options,
+        clock,
+        HostSink::Null(NullSink::default()),
+        guards,
+    )?;
+    let mut mix = Mix::new(SEED, only);
+    let mut run = |engine: &mut ComponentEngine, n: u64| {
+        for _ in 0..n {
+            let (event, now, _) = mix.next_event();
+            std::hint::black_box(engine.observe(event.clone(), now).action);
+        }
+    };
+    run(&mut engine, events.min(10_000));
+    let before = allocations();
+    let start = Instant::now();
+    run(&mut engine, events);
+    let seconds = start.elapsed().as_secs_f64();
+    let allocs = allocations() - before;
+    Ok(Figures {
+        engine: "component-typed".into(),
         events,
         seconds,
         events_per_sec: events as f64 / seconds,

@@ -24,8 +24,10 @@ fn plugin() -> Arc<Plugin> {
 fn batch(events: usize) -> Vec<u8> {
     let mut mix = Mix::new(7, None);
     let mut buf = Vec::new();
+    let mut encoder = hush_core::wire::Encoder::new();
     for _ in 0..events {
-        hush_core::wire::encode_event(&mut buf, mix.next_event().0);
+        let (event, now, _) = mix.next_event();
+        encoder.encode(&mut buf, event, Some(now));
     }
     buf
 }

@@ -87,10 +87,10 @@ impl api::GuestCorrelator for Correlator {
         let mut reader = Reader::new(&batch);
         let mut out = Vec::with_capacity(batch.len() / 16);
         while !reader.is_done() {
-            reader
-                .event_into(&mut state.scratch)
+            let at = reader
+                .observation_into(&mut state.scratch)
                 .map_err(|e| e.to_string())?;
-            let now = state.instants.issue(now());
+            let now = state.instants.issue(at.unwrap_or_else(now));
             state.recorder.prepare(&mut state.scratch, now);
             let outcome = state
                 .recorder
