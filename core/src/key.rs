@@ -7,7 +7,7 @@
 //!
 //! Keys are shown in client-go's field order. They are stored in an order
 //! chosen so that the three legacy keys of one event are contiguous slices
-//! of a single encoding ([`LegacyKeys`]): one pass over an event's fields
+//! of a single encoding (`LegacyKeys`): one pass over an event's fields
 //! serves all three caches.
 
 use alloc::vec::Vec;
@@ -178,7 +178,7 @@ impl<'e> KeyRef<'e> {
 
     /// Calls `f` with each field in storage order: client-go's order, except
     /// that the event key starts with field path and message, so that it
-    /// shares its tail with the spam and aggregate keys ([`LegacyKeys`]).
+    /// shares its tail with the spam and aggregate keys (`LegacyKeys`).
     #[inline]
     pub fn for_each_stored_field(&self, mut f: impl FnMut(&'e str)) {
         match self.kind {

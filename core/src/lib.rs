@@ -8,8 +8,8 @@
 //!
 //! 1. [`aggregator`]: similar events (same reason, differing message) fold
 //!    into a combined event on the 10th distinct message in a sliding window;
-//! 2. [`dedup`]: identical events become one event with a count;
-//! 3. [`spam_filter`]: a [`token_bucket`] per source and object drops floods.
+//! 2. `dedup`: identical events become one event with a count;
+//! 3. `spam_filter`: a [`token_bucket`] per source and object drops floods.
 //!
 //! [`Correlator`] runs them in client-go's order and explains every
 //! [`Correlation`] with a [`Why`]. The crate is `#![no_std]` with `alloc`:

@@ -169,7 +169,7 @@ enum Attempt {
     Retry(Failure, Option<u64>),
 }
 
-/// A write retried by [`Writer::retry_due`], with how it ended.
+/// A held write retried by the writer, with how it ended.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Retried {
     /// The write.

@@ -19,7 +19,8 @@ use hushd::state::{Checkpoints, Ending, replay_resumable};
 #[global_allocator]
 static ALLOCATOR: hushd::alloc_counter::Counting = hushd::alloc_counter::Counting;
 
-/// The sample stream `hushd replay` shows when given no input.
+/// The sample storm `hushd replay` shows when given no input
+/// (`scripts/make-sample.py` writes it).
 const SAMPLE: &str = include_str!("../samples/storm.jsonl");
 
 #[derive(Parser)]
@@ -38,8 +39,12 @@ enum Command {
     /// Replay recorded events through the correlator into an in-memory API server.
     Replay {
         /// JSON Lines of Events, or a `kubectl get events -o json` list; `-` is stdin.
-        /// Without it: stdin when piped, else a built-in sample storm.
+        /// Without it: stdin when piped, else the built-in sample storm.
+        #[arg(conflicts_with = "sample")]
         file: Option<String>,
+        /// Replay the built-in sample storm (40 minutes of a cluster's bad day).
+        #[arg(long)]
+        sample: bool,
         /// Correlation mode.
         #[arg(long, value_enum, default_value = "legacy")]
         mode: ModeArg,
@@ -75,9 +80,12 @@ enum Command {
         /// Run this build of the correlator component instead of the embedded one.
         #[arg(long, value_name = "FILE.wasm")]
         plugin: Option<PathBuf>,
-        /// Events per call into the component.
+        /// Events per call into the component (`observe-encoded`).
         #[arg(long, default_value_t = 1024)]
         batch: usize,
+        /// Component: one typed `observe` call per event instead of batches.
+        #[arg(long)]
+        typed: bool,
         /// Events to observe in the measured loop.
         #[arg(long, default_value_t = 1_000_000)]
         events: u64,
@@ -180,6 +188,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             engine,
             plugin,
             batch,
+            typed,
             events,
             only,
             mode,
@@ -190,6 +199,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 EngineArg::Native => {
                     hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)
                 }
+                EngineArg::Component if typed => hushd::bench::component_typed(
+                    load_plugin(plugin.as_deref())?,
+                    events,
+                    only,
+                    &options,
+                    hushd::alloc_counter::allocations,
+                )?,
                 EngineArg::Component => hushd::bench::component(
                     load_plugin(plugin.as_deref())?,
                     events,
@@ -207,6 +223,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Replay {
             file,
+            sample,
             mode,
             engine,
             plugin,
@@ -219,6 +236,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let mode: Mode = mode.into();
             let options: Options = options.resolve(mode)?;
             let input: Box<dyn Read + Send> = match file.as_deref() {
+                _ if sample => Box::new(SAMPLE.as_bytes()),
                 Some("-") => Box::new(io::stdin()),
                 Some(path) => {
                     Box::new(File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?)
