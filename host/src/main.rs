@@ -14,7 +14,7 @@ use hush_core::{Mode, Options, Recorder};
 use hushd::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
 use hushd::options::OptionArgs;
 use hushd::replay::{Output, replay};
-use hushd::state::{Checkpoints, Ending, replay_resumable};
+use hushd::state::{Checkpoints, Ending, Run, Saved, replay_resumable};
 
 #[global_allocator]
 static ALLOCATOR: hushd::alloc_counter::Counting = hushd::alloc_counter::Counting;
@@ -63,7 +63,6 @@ enum Command {
         /// Keep the replay's state in DIR: restore DIR/state.bin on start and
         /// skip the records it consumed; save it every --checkpoint-every
         /// records, when the input ends and on SIGTERM or SIGINT (then exit 0).
-        /// Runs the native engine (the component has no snapshot export).
         #[arg(long, value_name = "DIR")]
         state: Option<PathBuf>,
         /// With --state: save the state after every N input records.
@@ -128,10 +127,12 @@ impl From<ModeArg> for Mode {
 /// How often `--state` saves without `--checkpoint-every`.
 const DEFAULT_CHECKPOINT_EVERY: NonZeroU64 = NonZeroU64::new(1000).unwrap();
 
-/// `hushd replay --state DIR`: a replay that survives restarts.
+/// `hushd replay --state DIR`: a replay that survives restarts, on either engine.
 fn replay_with_state(
     input: Box<dyn Read + Send>,
     options: Options,
+    engine: EngineArg,
+    plugin: Option<&std::path::Path>,
     output: Output,
     checkpoints: &Checkpoints,
     strict: bool,
@@ -140,16 +141,55 @@ fn replay_with_state(
         ctrlc::set_handler(move || stopper.stop())
             .map_err(|e| format!("cannot handle SIGTERM and SIGINT: {e}"))
     };
-    let mut stdout = io::stdout().lock();
-    let ending = replay_resumable(
-        input,
-        options,
+    let run = Run {
+        mode: options.mode,
         output,
         checkpoints,
-        on_start,
-        &mut stdout,
-        &mut io::stderr(),
-    )?;
+    };
+    let mut stdout = io::stdout().lock();
+    let (out, errors) = (&mut stdout, &mut io::stderr());
+    let ending = match engine {
+        EngineArg::Native => {
+            let build = |saved: Saved| -> Result<Native<MemoryStore>, String> {
+                Ok(match saved {
+                    None => Native {
+                        recorder: Recorder::new(options.clone()).map_err(|e| e.to_string())?,
+                        sink: MemoryStore::new(),
+                    },
+                    Some((snapshot, store)) => Native {
+                        recorder: Recorder::restore(options.clone(), &snapshot)
+                            .map_err(|e| e.to_string())?,
+                        sink: store,
+                    },
+                })
+            };
+            replay_resumable(input, run, build, on_start, out, errors)?
+        }
+        EngineArg::Component => {
+            let plugin = load_plugin(plugin)?;
+            let build = |saved: Saved| -> Result<ComponentEngine, String> {
+                let clock = HostClock::Virtual(Timestamp::EPOCH);
+                match saved {
+                    None => ComponentEngine::new(
+                        plugin,
+                        &options,
+                        clock,
+                        HostSink::Memory(MemoryStore::new()),
+                        Guards::default(),
+                    ),
+                    Some((snapshot, store)) => ComponentEngine::restore(
+                        plugin,
+                        &options,
+                        clock,
+                        HostSink::Memory(store),
+                        Guards::default(),
+                        snapshot,
+                    ),
+                }
+            };
+            replay_resumable(input, run, build, on_start, out, errors)?
+        }
+    };
     let summary = match ending {
         Ending::Stopped { .. } => return Ok(ExitCode::SUCCESS),
         Ending::Input(summary) => summary,
@@ -257,7 +297,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     dir,
                     every: checkpoint_every.unwrap_or(DEFAULT_CHECKPOINT_EVERY),
                 };
-                return replay_with_state(input, options, output, &checkpoints, strict);
+                return replay_with_state(
+                    input,
+                    options,
+                    engine,
+                    plugin.as_deref(),
+                    output,
+                    &checkpoints,
+                    strict,
+                );
             }
             let mut stdout = io::stdout().lock();
             let input = BufReader::new(input);

@@ -29,13 +29,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
+use hush_core::Mode;
 use hush_core::replay::{Native, Replay, ReplayClock};
 use hush_core::store::MemoryStore;
-use hush_core::{Options, Recorder};
 use serde::{Deserialize, Serialize};
 
 use crate::input::{Record, read_records};
-use crate::replay::{Driver, Output, Summary};
+use crate::replay::{Driver, Output, StoreEngine, Summary};
 
 /// The state file's name in the state directory.
 pub const STATE_FILE: &str = "state.bin";
@@ -74,21 +74,42 @@ struct StateRef<'a> {
     store: &'a MemoryStore,
 }
 
-/// The engine a resumable replay runs: the native recorder into memory.
-pub type NativeReplay = Driver<Native<MemoryStore>>;
+/// An engine whose whole state can be saved: the recorder's snapshot
+/// (native, or taken inside the component) beside its in-memory store.
+pub trait Resumable: StoreEngine {
+    /// The recorder's snapshot.
+    fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String>;
+}
 
-fn encode(driver: &NativeReplay, consumed: u64) -> Vec<u8> {
+impl Resumable for Native<MemoryStore> {
+    fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
+        Ok(self.recorder.snapshot())
+    }
+}
+
+impl Resumable for crate::component::ComponentEngine {
+    fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
+        self.snapshot()
+    }
+}
+
+/// What a resumable replay starts from: a recorder snapshot and the store
+/// it wrote into, or nothing (a fresh start).
+pub type Saved = Option<(Vec<u8>, MemoryStore)>;
+
+fn encode<E: Resumable>(driver: &mut Driver<E>, consumed: u64) -> Result<Vec<u8>, String> {
+    let recorder = driver.replay.engine.recorder_snapshot()?;
     let state = StateRef {
         consumed,
         events_in: driver.summary.events_in,
         bad_input: driver.summary.bad_input,
         clock: driver.replay.clock(),
-        recorder: driver.replay.engine.recorder.snapshot(),
-        store: &driver.replay.engine.sink,
+        recorder,
+        store: driver.replay.engine.store(),
     };
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    postcard::to_extend(&state, bytes).expect("state serialises into memory")
+    Ok(postcard::to_extend(&state, bytes).expect("state serialises into memory"))
 }
 
 impl State {
@@ -146,6 +167,17 @@ pub struct Checkpoints {
     pub every: NonZeroU64,
 }
 
+/// How a resumable replay runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// The correlation mode.
+    pub mode: Mode,
+    /// What to print.
+    pub output: Output,
+    /// Where its state lives and how often it is saved.
+    pub checkpoints: &'a Checkpoints,
+}
+
 /// How a resumable replay ended.
 #[derive(Debug)]
 pub enum Ending {
@@ -183,29 +215,29 @@ impl Stopper {
     }
 }
 
-/// Replays `input` with its state kept in `checkpoints.dir` (see the
-/// [module](self)). `on_start` gets a [`Stopper`] before anything is read,
+/// Replays `input` with its state kept in `run.checkpoints.dir` (see the
+/// [module](self)), into the engine `build` makes (fresh, or from the saved
+/// state). `on_start` gets a [`Stopper`] before anything is read,
 /// to hand to a signal handler. Progress notes go to `errors`.
-pub fn replay_resumable(
+pub fn replay_resumable<E: Resumable>(
     input: Box<dyn Read + Send>,
-    options: Options,
-    output: Output,
-    checkpoints: &Checkpoints,
+    run: Run<'_>,
+    build: impl FnOnce(Saved) -> Result<E, String>,
     on_start: impl FnOnce(Stopper) -> Result<(), String>,
     out: &mut dyn Write,
     errors: &mut dyn Write,
 ) -> Result<Ending, String> {
+    let Run {
+        mode,
+        output,
+        checkpoints,
+    } = run;
     let dir = &checkpoints.dir;
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mode = options.mode;
     let (mut driver, mut consumed) = match State::load(dir)? {
         Some(state) => {
-            let recorder = Recorder::restore(options, &state.recorder)
+            let engine = build(Some((state.recorder, state.store)))
                 .map_err(|e| format!("cannot restore {}: {e}", dir.join(STATE_FILE).display()))?;
-            let engine = Native {
-                recorder,
-                sink: state.store,
-            };
             let mut driver = Driver::new(Replay::resume(engine, mode, state.clock), output);
             driver.summary.events_in = state.events_in;
             driver.summary.bad_input = state.bad_input;
@@ -217,14 +249,7 @@ pub fn replay_resumable(
             );
             (driver, state.consumed)
         }
-        None => {
-            let recorder = Recorder::new(options).map_err(|e| e.to_string())?;
-            let engine = Native {
-                recorder,
-                sink: MemoryStore::new(),
-            };
-            (Driver::new(Replay::new(engine, mode), output), 0)
-        }
+        None => (Driver::new(Replay::new(build(None)?, mode), output), 0),
     };
 
     // Records are read on their own thread, so a stop request is seen even
@@ -247,11 +272,12 @@ pub fn replay_resumable(
         let _ = sender.send(Message::End(end));
     });
 
-    let save = |driver: &NativeReplay, consumed: u64, out: &mut dyn Write| {
+    let save = |driver: &mut Driver<E>, consumed: u64, out: &mut dyn Write| {
         // What was printed for the saved records must be out before the
         // state says they are done.
+        let bytes = encode(driver, consumed)?;
         out.flush()
-            .and_then(|()| write_atomically(dir, &encode(driver, consumed)))
+            .and_then(|()| write_atomically(dir, &bytes))
             .map_err(|e| format!("cannot save state in {}: {e}", dir.display()))
     };
     let every = checkpoints.every.get();
@@ -266,11 +292,11 @@ pub fn replay_resumable(
                 driver.record(*record, out, errors).map_err(io)?;
                 consumed += 1;
                 if consumed.is_multiple_of(every) {
-                    save(&driver, consumed, out)?;
+                    save(&mut driver, consumed, out)?;
                 }
             }
             Ok(Message::Stop) => {
-                save(&driver, consumed, out)?;
+                save(&mut driver, consumed, out)?;
                 let _ = writeln!(
                     errors,
                     "hushd: stopped; state of {consumed} records saved in {}",
@@ -285,7 +311,7 @@ pub fn replay_resumable(
             Err(mpsc::RecvError) => break,
         }
     }
-    save(&driver, consumed, out)?;
+    save(&mut driver, consumed, out)?;
     let (summary, _) = driver.finish(out).map_err(io)?;
     Ok(Ending::Input(summary))
 }
@@ -302,16 +328,35 @@ mod tests {
         "\n",
     );
 
+    /// The native engine with default options, fresh or restored.
+    fn native(saved: Saved) -> Result<Native<MemoryStore>, String> {
+        let options = hush_core::Options::default();
+        Ok(match saved {
+            None => Native {
+                recorder: hush_core::Recorder::new(options).unwrap(),
+                sink: MemoryStore::new(),
+            },
+            Some((snapshot, store)) => Native {
+                recorder: hush_core::Recorder::restore(options, &snapshot)
+                    .map_err(|e| e.to_string())?,
+                sink: store,
+            },
+        })
+    }
+
     fn run(dir: &Path, input: &'static str, every: u64) -> (Ending, String, String) {
         let (mut out, mut errors) = (Vec::new(), Vec::new());
         let ending = replay_resumable(
             Box::new(input.as_bytes()),
-            Options::default(),
-            Output::Decisions,
-            &Checkpoints {
-                dir: dir.to_path_buf(),
-                every: NonZeroU64::new(every).unwrap(),
+            Run {
+                mode: Mode::Legacy,
+                output: Output::Decisions,
+                checkpoints: &Checkpoints {
+                    dir: dir.to_path_buf(),
+                    every: NonZeroU64::new(every).unwrap(),
+                },
             },
+            native,
             |_| Ok(()),
             &mut out,
             &mut errors,
@@ -374,12 +419,15 @@ mod tests {
         let (mut out, mut errors) = (Vec::new(), Vec::new());
         let refused = replay_resumable(
             Box::new(EVENTS.as_bytes()),
-            Options::default(),
-            Output::Decisions,
-            &Checkpoints {
-                dir: dir.clone(),
-                every: NonZeroU64::MIN,
+            Run {
+                mode: Mode::Legacy,
+                output: Output::Decisions,
+                checkpoints: &Checkpoints {
+                    dir: dir.clone(),
+                    every: NonZeroU64::MIN,
+                },
             },
+            native,
             |_| Ok(()),
             &mut out,
             &mut errors,

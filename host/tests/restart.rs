@@ -6,7 +6,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{OnceLock, mpsc};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -103,27 +103,27 @@ impl Drop for Scratch {
     }
 }
 
-fn hushd(mode: &str) -> Command {
-    let mut command = Command::new(HUSHD);
-    command.args(["replay", "--mode", mode, "--output", "decisions"]);
-    command.args(native_engine());
-    command
-}
+/// The component build the component runs use.
+const COMPONENT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../target/component/hush.component.wasm"
+);
 
-/// `--engine native` where hushd has more than one engine: `--state`
-/// replays run the native recorder, and so does the run they are compared with.
-fn native_engine() -> &'static [&'static str] {
-    static ARGS: OnceLock<&'static [&'static str]> = OnceLock::new();
-    ARGS.get_or_init(|| {
-        let help = Command::new(HUSHD)
-            .args(["replay", "--help"])
-            .output()
-            .unwrap();
-        match String::from_utf8_lossy(&help.stdout).contains("--engine") {
-            true => &["--engine", "native"],
-            false => &[],
-        }
-    })
+fn hushd(mode: &str, engine: &str) -> Command {
+    let mut command = Command::new(HUSHD);
+    command.args([
+        "replay",
+        "--mode",
+        mode,
+        "--output",
+        "decisions",
+        "--engine",
+        engine,
+    ]);
+    if engine == "component" {
+        command.args(["--plugin", COMPONENT]);
+    }
+    command
 }
 
 /// Runs to the end; returns stdout's lines and stderr.
@@ -163,8 +163,14 @@ fn consumed(dir: &Path) -> u64 {
 
 /// Starts a resumable replay reading stdin and feeds it `records`; stdin
 /// is kept open, so it then waits for more, as on a live stream.
-fn start_and_feed(mode: &str, dir: &Path, every: &str, records: &[String]) -> (Child, ChildStdin) {
-    let mut child = hushd(mode)
+fn start_and_feed(
+    mode: &str,
+    engine: &str,
+    dir: &Path,
+    every: &str,
+    records: &[String],
+) -> (Child, ChildStdin) {
+    let mut child = hushd(mode, engine)
         .arg("--state")
         .arg(dir)
         .args(["--checkpoint-every", every, "-"])
@@ -188,19 +194,19 @@ fn is_decision(line: &str) -> bool {
 /// Kills a replay after its state records `k` consumed records, resumes
 /// it on the whole input, and checks the two runs print the uninterrupted
 /// run's lines.
-fn killed_and_resumed(mode: &str, k: usize) {
+fn killed_and_resumed(mode: &str, engine: &str, k: usize) {
     let records = stream();
-    let scratch = Scratch::new(&format!("{mode}-{k}"));
+    let scratch = Scratch::new(&format!("{mode}-{engine}-{k}"));
     let input = scratch.0.join("events.jsonl");
     std::fs::write(&input, records.join("\n") + "\n").unwrap();
     let (expected, _) = run({
-        let mut c = hushd(mode);
+        let mut c = hushd(mode, engine);
         c.arg(&input);
         c
     });
 
     let dir = scratch.0.join("state");
-    let (mut child, stdin) = start_and_feed(mode, &dir, "1", &records[..k]);
+    let (mut child, stdin) = start_and_feed(mode, engine, &dir, "1", &records[..k]);
     let lines = collect(child.stdout.take().unwrap());
     wait_for("the checkpoint", || consumed(&dir) == k as u64);
     child.kill().unwrap();
@@ -210,7 +216,7 @@ fn killed_and_resumed(mode: &str, k: usize) {
     assert!(!printed.is_empty());
 
     let (rest, stderr) = run({
-        let mut c = hushd(mode);
+        let mut c = hushd(mode, engine);
         c.arg("--state").arg(&dir).arg(&input);
         c
     });
@@ -219,9 +225,13 @@ fn killed_and_resumed(mode: &str, k: usize) {
         "{stderr}"
     );
     printed.extend(rest);
-    assert_eq!(printed.len(), expected.len(), "{mode} killed at {k}");
+    assert_eq!(
+        printed.len(),
+        expected.len(),
+        "{mode} on {engine} killed at {k}"
+    );
     for (i, (got, want)) in printed.iter().zip(&expected).enumerate() {
-        assert_eq!(got, want, "{mode} killed at {k}: line {i}");
+        assert_eq!(got, want, "{mode} on {engine} killed at {k}: line {i}");
     }
     assert_eq!(consumed(&dir), records.len() as u64);
 }
@@ -229,21 +239,25 @@ fn killed_and_resumed(mode: &str, k: usize) {
 #[test]
 fn series_replay_killed_mid_stream_continues_its_series() {
     let records = stream();
-    // Mid-crashloop: the series of web-1 and api-2 are open.
-    killed_and_resumed("series", records.len() / 3);
     // Between the two records of a same-instant pair (the +1 ns rule).
     let pair = (records.len() / 2..records.len() - 1)
         .find(|&i| records[i] == records[i + 1])
         .unwrap();
-    killed_and_resumed("series", pair + 1);
+    for engine in ["native", "component"] {
+        // Mid-crashloop: the series of web-1 and api-2 are open.
+        killed_and_resumed("series", engine, records.len() / 3);
+        killed_and_resumed("series", engine, pair + 1);
+    }
 }
 
 #[test]
 fn legacy_replay_killed_mid_stream_continues_its_counts() {
     let records = stream();
-    // Mid-flood: web-1's bucket is empty, db-0 is aggregating.
-    killed_and_resumed("legacy", records.len() / 4);
-    killed_and_resumed("legacy", records.len() * 2 / 3);
+    for engine in ["native", "component"] {
+        // Mid-flood: web-1's bucket is empty, db-0 is aggregating.
+        killed_and_resumed("legacy", engine, records.len() / 4);
+        killed_and_resumed("legacy", engine, records.len() * 2 / 3);
+    }
 }
 
 #[test]
@@ -254,14 +268,14 @@ fn sigterm_saves_the_state_and_exits_cleanly() {
     let input = scratch.0.join("events.jsonl");
     std::fs::write(&input, records.join("\n") + "\n").unwrap();
     let (expected, _) = run({
-        let mut c = hushd("series");
+        let mut c = hushd("series", "component");
         c.arg(&input);
         c
     });
 
     // No periodic checkpoint before the signal: the signal's is the only one.
     let dir = scratch.0.join("state");
-    let (mut child, stdin) = start_and_feed("series", &dir, "100000", &records[..k]);
+    let (mut child, stdin) = start_and_feed("series", "component", &dir, "100000", &records[..k]);
     let lines = collect(child.stdout.take().unwrap());
     let decisions = records[..k].iter().filter(|r| r.starts_with('{')).count();
     let mut printed = Vec::new();
@@ -289,7 +303,7 @@ fn sigterm_saves_the_state_and_exits_cleanly() {
     assert_eq!(consumed(&dir), k as u64);
 
     let (rest, _) = run({
-        let mut c = hushd("series");
+        let mut c = hushd("series", "component");
         c.arg("--state").arg(&dir).arg(&input);
         c
     });
