@@ -19,14 +19,7 @@ pub fn complete_core_v1(event: &mut Event, now: Timestamp) {
     if event.last_timestamp.is_none() {
         event.last_timestamp = Some(now);
     }
-    if event.reporting_controller.is_empty() {
-        event
-            .reporting_controller
-            .clone_from(&event.source.component);
-    }
-    if event.reporting_instance.is_empty() {
-        event.reporting_instance.clone_from(&event.source.host);
-    }
+    fill_reporting(event);
 }
 
 /// Maps an event onto the events.k8s.io/v1 model, as the series correlator
@@ -38,14 +31,7 @@ pub fn complete_events_v1(event: &mut Event, now: Timestamp) {
     if event.action.is_empty() {
         event.action.clone_from(&event.reason);
     }
-    if event.reporting_controller.is_empty() {
-        event
-            .reporting_controller
-            .clone_from(&event.source.component);
-    }
-    if event.reporting_instance.is_empty() {
-        event.reporting_instance.clone_from(&event.source.host);
-    }
+    fill_reporting(event);
     if event.event_time.is_none() {
         event.event_time = Some(now);
     }
@@ -54,6 +40,19 @@ pub fn complete_events_v1(event: &mut Event, now: Timestamp) {
     event.first_timestamp = None;
     event.last_timestamp = None;
     event.count = 0;
+}
+
+/// The reporting controller and instance default to the source's
+/// component and host (client-go's `generateEvent`).
+fn fill_reporting(event: &mut Event) {
+    if event.reporting_controller.is_empty() {
+        event
+            .reporting_controller
+            .clone_from(&event.source.component);
+    }
+    if event.reporting_instance.is_empty() {
+        event.reporting_instance.clone_from(&event.source.host);
+    }
 }
 
 fn fill_identity(event: &mut Event, now: Timestamp) {

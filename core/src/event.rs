@@ -38,6 +38,34 @@ pub struct ObjectReference {
     pub field_path: String,
 }
 
+impl ObjectReference {
+    /// The fields in Go's declaration order.
+    pub fn fields(&self) -> [&String; 7] {
+        [
+            &self.kind,
+            &self.namespace,
+            &self.name,
+            &self.uid,
+            &self.api_version,
+            &self.resource_version,
+            &self.field_path,
+        ]
+    }
+
+    /// The fields in Go's declaration order, mutably.
+    pub fn fields_mut(&mut self) -> [&mut String; 7] {
+        [
+            &mut self.kind,
+            &mut self.namespace,
+            &mut self.name,
+            &mut self.uid,
+            &mut self.api_version,
+            &mut self.resource_version,
+            &mut self.field_path,
+        ]
+    }
+}
+
 /// The component and host that reported an event (`EventSource`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

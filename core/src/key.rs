@@ -139,30 +139,12 @@ impl<'e> KeyRef<'e> {
                     &e.reason,
                     &e.reporting_controller,
                     &e.reporting_instance,
-                    &o.kind,
-                    &o.namespace,
-                    &o.name,
-                    &o.uid,
-                    &o.api_version,
-                    &o.resource_version,
-                    &o.field_path,
                 ] {
                     f(x);
                 }
+                o.fields().into_iter().for_each(|x| f(x));
                 match &e.related {
-                    Some(r) => {
-                        for x in [
-                            &r.kind,
-                            &r.namespace,
-                            &r.name,
-                            &r.uid,
-                            &r.api_version,
-                            &r.resource_version,
-                            &r.field_path,
-                        ] {
-                            f(x);
-                        }
-                    }
+                    Some(r) => r.fields().into_iter().for_each(|x| f(x)),
                     None => (0..7).for_each(|_| f("")),
                 }
             }

@@ -16,13 +16,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::event::{Event, EventSeries, ObjectReference};
-use crate::recorder::{Action, Outcome};
 use crate::time::Timestamp;
-use crate::why::Rule;
-use crate::writer::{DropCause, WriteStatus};
-
-/// Bytes of one encoded outcome.
-pub const OUTCOME_BYTES: usize = 8;
 
 /// A buffer that does not hold what it should.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,30 +78,6 @@ const INSTANCE: usize = 24;
 const STRING_FIELDS: usize = 25;
 const _: () = assert!(STRING_FIELDS <= 32, "one bit per field in a u32");
 
-fn ref_fields(r: &ObjectReference) -> [&String; 7] {
-    [
-        &r.kind,
-        &r.namespace,
-        &r.name,
-        &r.uid,
-        &r.api_version,
-        &r.resource_version,
-        &r.field_path,
-    ]
-}
-
-fn ref_fields_mut(r: &mut ObjectReference) -> [&mut String; 7] {
-    [
-        &mut r.kind,
-        &mut r.namespace,
-        &mut r.name,
-        &mut r.uid,
-        &mut r.api_version,
-        &mut r.resource_version,
-        &mut r.field_path,
-    ]
-}
-
 /// Encodes a batch of observations. A string field equal to the previous
 /// event's is sent as a single zero byte (streams repeat most fields from
 /// one event to the next); any other as its length plus one, then its bytes.
@@ -167,12 +137,9 @@ impl Encoder {
                 out.extend_from_slice(s.as_bytes());
             }
         }
-        for (i, f) in ref_fields(&event.involved_object).into_iter().enumerate() {
+        for (i, f) in event.involved_object.fields().into_iter().enumerate() {
             self.put_str(out, OBJECT + i, f, |p| {
-                ref_fields_mut(&mut p.involved_object)
-                    .into_iter()
-                    .nth(i)
-                    .unwrap()
+                p.involved_object.fields_mut().into_iter().nth(i).unwrap()
             });
         }
         self.put_str(out, REASON, &event.reason, |p| &mut p.reason);
@@ -203,9 +170,11 @@ impl Encoder {
             }
             Some(r) => {
                 out.push(1);
-                for (i, f) in ref_fields(r).into_iter().enumerate() {
+                for (i, f) in r.fields().into_iter().enumerate() {
                     self.put_str(out, RELATED + i, f, |p| {
-                        ref_fields_mut(p.related.get_or_insert_with(ObjectReference::default))
+                        p.related
+                            .get_or_insert_with(ObjectReference::default)
+                            .fields_mut()
                             .into_iter()
                             .nth(i)
                             .unwrap()
@@ -349,10 +318,7 @@ impl<'a> Reader<'a> {
             let v = self.text()?;
             m.annotations.insert(k.into(), v.into());
         }
-        for (i, f) in ref_fields_mut(&mut event.involved_object)
-            .into_iter()
-            .enumerate()
-        {
+        for (i, f) in event.involved_object.fields_mut().into_iter().enumerate() {
             self.str_into(OBJECT + i, f)?;
         }
         self.str_into(REASON, &mut event.reason)?;
@@ -376,7 +342,7 @@ impl<'a> Reader<'a> {
         self.str_into(ACTION, &mut event.action)?;
         if self.flag()? {
             let related = event.related.get_or_insert_with(ObjectReference::default);
-            for (i, f) in ref_fields_mut(related).into_iter().enumerate() {
+            for (i, f) in related.fields_mut().into_iter().enumerate() {
                 self.str_into(RELATED + i, f)?;
             }
         } else {
@@ -389,213 +355,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The compact form of an outcome: what a throughput caller needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CompactOutcome {
-    /// What was done.
-    pub action: Action,
-    /// The rule, if any (a refused event has none).
-    pub rule: Option<Rule>,
-    /// 0 none, 1 written, 2 held, 3 dropped.
-    pub write: u8,
-    /// The drop cause when dropped (see [`drop_cause_code`]).
-    pub cause: u8,
-    /// The count after this occurrence.
-    pub count: i32,
-}
+mod outcome;
 
-const ACTIONS: [Action; 5] = [
-    Action::Create,
-    Action::Patch,
-    Action::Drop,
-    Action::Absorb,
-    Action::Refuse,
-];
-const RULES: [Rule; 10] = [
-    Rule::FirstSeen,
-    Rule::Repeat,
-    Rule::Aggregated,
-    Rule::SpamFiltered,
-    Rule::Singleton,
-    Rule::SeriesStart,
-    Rule::SeriesRepeat,
-    Rule::Heartbeat,
-    Rule::Finish,
-    Rule::Evicted,
-];
-
-/// The code of a drop cause in a compact outcome.
-pub fn drop_cause_code(cause: &DropCause) -> u8 {
-    match cause {
-        DropCause::SpamFiltered => 1,
-        DropCause::Refused(_) => 2,
-        DropCause::Invalid(_) => 3,
-        DropCause::AlreadyExists => 4,
-        DropCause::NotFound => 5,
-        DropCause::HeldQueueFull => 6,
-    }
-}
-
-impl CompactOutcome {
-    /// The compact form of `outcome`.
-    pub fn of(outcome: &Outcome<'_>) -> Self {
-        let (write, cause) = match &outcome.write {
-            None => (0, 0),
-            Some(WriteStatus::Written(_)) => (1, 0),
-            Some(WriteStatus::Held { .. }) => (2, 0),
-            Some(WriteStatus::Dropped(c)) => (3, drop_cause_code(c)),
-        };
-        CompactOutcome {
-            action: outcome.action,
-            rule: outcome.why.as_ref().map(|w| w.rule),
-            write,
-            cause,
-            count: outcome.why.as_ref().map_or(0, |w| w.count),
-        }
-    }
-
-    /// Appends the eight bytes.
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        let action = ACTIONS.iter().position(|a| *a == self.action).unwrap_or(0) as u8;
-        let rule = self
-            .rule
-            .and_then(|r| RULES.iter().position(|x| *x == r))
-            .map_or(0xff, |i| i as u8);
-        out.extend_from_slice(&[action, rule, self.write, self.cause]);
-        out.extend_from_slice(&self.count.to_le_bytes());
-    }
-
-    /// Reads eight bytes.
-    pub fn decode(b: &[u8; OUTCOME_BYTES]) -> Result<Self, WireError> {
-        let bad = |problem| WireError { offset: 0, problem };
-        Ok(CompactOutcome {
-            action: *ACTIONS.get(usize::from(b[0])).ok_or(bad("bad action"))?,
-            rule: match b[1] {
-                0xff => None,
-                i => Some(*RULES.get(usize::from(i)).ok_or(bad("bad rule"))?),
-            },
-            write: b[2],
-            cause: b[3],
-            count: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-        })
-    }
-}
+pub use outcome::{CompactOutcome, OUTCOME_BYTES, drop_cause_code};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::event::EventSource;
-
-    fn sample() -> Event {
-        let mut e = Event {
-            involved_object: ObjectReference {
-                kind: "Pod".into(),
-                name: "p".into(),
-                ..Default::default()
-            },
-            reason: "BackOff".into(),
-            message: "é ünïcode".into(),
-            source: EventSource {
-                component: "kubelet".into(),
-                host: "n".into(),
-            },
-            first_timestamp: Some(Timestamp::from_nanos(-5)),
-            count: 3,
-            type_: "Warning".into(),
-            series: Some(EventSeries {
-                count: 4,
-                last_observed_time: Timestamp::from_secs(9),
-            }),
-            related: Some(ObjectReference {
-                name: "r".repeat(300),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        e.metadata.annotations.insert("a".into(), "b".into());
-        e
-    }
-
-    fn batch(events: &[(Event, Option<Timestamp>)]) -> Vec<u8> {
-        let mut encoder = Encoder::new();
-        let mut buf = Vec::new();
-        for (e, at) in events {
-            encoder.encode(&mut buf, e, *at);
-        }
-        buf
-    }
-
-    fn read_all(buf: &[u8]) -> Result<Vec<(Event, Option<Timestamp>)>, WireError> {
-        let mut reader = Reader::new(buf);
-        let mut scratch = Event::default();
-        let mut out = Vec::new();
-        while !reader.is_done() {
-            let at = reader.observation_into(&mut scratch)?;
-            out.push((scratch.clone(), at));
-        }
-        Ok(out)
-    }
-
-    #[test]
-    fn observations_round_trip_through_one_scratch_event() {
-        let mut other = sample();
-        other.message = "different".into();
-        other.related = None;
-        let mut third = sample();
-        third.involved_object.name = "q".into();
-        let events = [
-            (sample(), Some(Timestamp::from_secs(7))),
-            (sample(), None),
-            (other, Some(Timestamp::from_secs(8))),
-            (third, None),
-            (Event::default(), None),
-        ];
-        assert_eq!(read_all(&batch(&events)).unwrap(), events);
-    }
-
-    #[test]
-    fn repeated_fields_cost_one_byte() {
-        let one = batch(&[(sample(), None)]);
-        let two = batch(&[(sample(), None), (sample(), None)]);
-        // Only the fixed-size parts and one byte per string are repeated.
-        assert!(
-            two.len() - one.len() < 80,
-            "{} then {}",
-            one.len(),
-            two.len()
-        );
-    }
-
-    #[test]
-    fn truncated_and_corrupt_buffers_are_errors() {
-        let buf = batch(&[(sample(), None)]);
-        for cut in 1..buf.len() {
-            assert!(read_all(&buf[..cut]).is_err(), "cut at {cut}");
-        }
-        // A "same as before" for the first event of a batch is an error.
-        let mut bad = buf.clone();
-        bad[1] = 0;
-        assert!(read_all(&bad).is_err());
-        let mut bad = buf.clone();
-        bad[2] = 0xff; // inside the first string: invalid UTF-8
-        assert!(read_all(&bad).is_err());
-    }
-
-    #[test]
-    fn outcomes_round_trip() {
-        let o = CompactOutcome {
-            action: Action::Drop,
-            rule: Some(Rule::SpamFiltered),
-            write: 3,
-            cause: 1,
-            count: 41,
-        };
-        let mut buf = Vec::new();
-        o.encode(&mut buf);
-        assert_eq!(buf.len(), OUTCOME_BYTES);
-        assert_eq!(
-            CompactOutcome::decode(buf.as_slice().try_into().unwrap()),
-            Ok(o)
-        );
-    }
-}
+mod tests;

@@ -1,11 +1,16 @@
 //! `hushd bench`: events per second and allocations per event on the
-//! realistic mix ([`crate::workload`]), printed as one JSON line.
+//! realistic mix ([`crate::workload`]), printed as one JSON line, for the
+//! native core, the component's batch path, or its typed calls.
 
+use std::sync::Arc;
 use std::time::Instant;
 
-use hush_core::{Options, Recorder};
+use hush_core::replay::Engine;
+use hush_core::wire::Encoder;
+use hush_core::{Options, Recorder, Timestamp};
 use serde::Serialize;
 
+use crate::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
 use crate::sinks::NullSink;
 use crate::workload::{Kind, Mix};
 
@@ -27,72 +32,82 @@ pub struct Figures {
 /// Seed of the mix (fixed, so runs compare).
 pub const SEED: u64 = 0x5eed_4e55;
 
-/// Runs the native recorder over `events` events of the mix.
+/// Events observed before measuring, on a separate stretch of the stream.
+const WARM_UP: u64 = 10_000;
+
+/// Warms up, then times `events` events of the mix through `step`, which
+/// observes up to `n` events drawn from the mix per call.
+fn measure(
+    engine: &str,
+    events: u64,
+    only: Option<Kind>,
+    allocations: fn() -> u64,
+    mut step: impl FnMut(&mut Mix, u64) -> Result<(), String>,
+) -> Result<Figures, String> {
+    let mut mix = Mix::new(SEED, only);
+    step(&mut mix, events.min(WARM_UP))?;
+    let before = allocations();
+    let start = Instant::now();
+    step(&mut mix, events)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let allocs = allocations() - before;
+    Ok(Figures {
+        engine: engine.into(),
+        events,
+        seconds,
+        events_per_sec: events as f64 / seconds,
+        allocs_per_event: allocs as f64 / events as f64,
+    })
+}
+
+/// The native recorder, writing into a sink that stores nothing.
 pub fn native(
     events: u64,
     only: Option<Kind>,
     options: &Options,
     allocations: fn() -> u64,
-) -> Figures {
-    let mut recorder = Recorder::new(options.clone()).expect("valid options");
+) -> Result<Figures, String> {
+    let mut recorder = Recorder::new(options.clone()).map_err(|e| e.to_string())?;
     let mut sink = NullSink::default();
-    let mut mix = Mix::new(SEED, only);
-    // Warm up on a separate stretch of the same stream.
-    for _ in 0..events.min(10_000) {
-        let (event, now, _) = mix.next_event();
-        std::hint::black_box(recorder.observe(event, now, &mut sink, false).action);
-    }
-    let before = allocations();
-    let start = Instant::now();
-    for _ in 0..events {
-        let (event, now, _) = mix.next_event();
-        std::hint::black_box(recorder.observe(event, now, &mut sink, false).action);
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    let allocs = allocations() - before;
-    Figures {
-        engine: "native".into(),
-        events,
-        seconds,
-        events_per_sec: events as f64 / seconds,
-        allocs_per_event: allocs as f64 / events as f64,
-    }
+    measure("native", events, only, allocations, |mix, n| {
+        for _ in 0..n {
+            let (event, now, _) = mix.next_event();
+            std::hint::black_box(recorder.observe(event, now, &mut sink, false).action);
+        }
+        Ok(())
+    })
 }
 
-/// Runs the correlator component over `events` events of the mix, `batch`
-/// events per call through `observe-encoded`, each with its instant (10 ms
-/// apart, as natively), the sink storing nothing.
+fn instance(plugin: Arc<Plugin>, options: &Options) -> Result<ComponentEngine, String> {
+    let guards = Guards {
+        snapshot_every: u64::MAX,
+        ..Guards::default()
+    };
+    let clock = HostClock::Virtual(Timestamp::EPOCH);
+    ComponentEngine::new(
+        plugin,
+        options,
+        clock,
+        HostSink::Null(NullSink::default()),
+        guards,
+    )
+}
+
+/// The component's throughput path: `batch` events per `observe-encoded`
+/// call, each with its instant (10 ms apart, as natively), the sink
+/// storing nothing.
 pub fn component(
-    plugin: std::sync::Arc<crate::component::Plugin>,
+    plugin: Arc<Plugin>,
     events: u64,
     batch: usize,
     only: Option<Kind>,
     options: &Options,
     allocations: fn() -> u64,
 ) -> Result<Figures, String> {
-    use crate::component::{ComponentEngine, Guards, HostClock, HostSink};
-    use crate::workload::STEP_NANOS;
-
-    let start_at = hush_core::Timestamp::from_secs(1_714_557_600);
-    let clock = HostClock::Stepping {
-        now: start_at,
-        step: STEP_NANOS,
-    };
-    let guards = Guards {
-        snapshot_every: u64::MAX,
-        ..Guards::default()
-    };
-    let mut engine = ComponentEngine::new(
-        plugin,
-        options,
-        clock,
-        HostSink::Null(NullSink::default()),
-        guards,
-    )?;
-    let mut mix = Mix::new(SEED, only);
-    let mut buf = Vec::with_capacity(batch * 512);
-    let mut encoder = hush_core::wire::Encoder::new();
-    let mut run = |engine: &mut ComponentEngine, n: u64| -> Result<(), String> {
+    let mut engine = instance(plugin, options)?;
+    let mut buf = Vec::with_capacity(batch * 256);
+    let mut encoder = Encoder::new();
+    measure("component", events, only, allocations, |mix, n| {
         let mut left = n;
         while left > 0 {
             let take = left.min(batch as u64);
@@ -102,70 +117,28 @@ pub fn component(
                 let (event, now, _) = mix.next_event();
                 encoder.encode(&mut buf, event, Some(now));
             }
-            let outcomes = engine.observe_encoded(&buf)?;
-            std::hint::black_box(outcomes);
+            std::hint::black_box(engine.observe_encoded(&buf)?);
             left -= take;
         }
         Ok(())
-    };
-    run(&mut engine, events.min(10_000))?;
-    let before = allocations();
-    let start = Instant::now();
-    run(&mut engine, events)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let allocs = allocations() - before;
-    Ok(Figures {
-        engine: "component".into(),
-        events,
-        seconds,
-        events_per_sec: events as f64 / seconds,
-        allocs_per_event: allocs as f64 / events as f64,
     })
 }
 
-/// Runs the component one typed `observe` call per event (the embedder's
-/// path: an event record in, an outcome record out), to measure what a
-/// single call costs.
+/// The component one typed `observe` call per event (an event record in,
+/// an outcome record out): what a single call costs an embedder.
 pub fn component_typed(
-    plugin: std::sync::Arc<crate::component::Plugin>,
+    plugin: Arc<Plugin>,
     events: u64,
     only: Option<Kind>,
     options: &Options,
     allocations: fn() -> u64,
 ) -> Result<Figures, String> {
-    use crate::component::{ComponentEngine, Guards, HostClock, HostSink};
-    use hush_core::replay::Engine;
-
-    let guards = Guards {
-        snapshot_every: u64::MAX,
-        ..Guards::default()
-    };
-    let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
-    let mut engine = ComponentEngine::new(
-        plugin,
-        options,
-        clock,
-        HostSink::Null(NullSink::default()),
-        guards,
-    )?;
-    let mut mix = Mix::new(SEED, only);
-    let mut run = |engine: &mut ComponentEngine, n: u64| {
+    let mut engine = instance(plugin, options)?;
+    measure("component-typed", events, only, allocations, |mix, n| {
         for _ in 0..n {
             let (event, now, _) = mix.next_event();
             std::hint::black_box(engine.observe(event.clone(), now).action);
         }
-    };
-    run(&mut engine, events.min(10_000));
-    let before = allocations();
-    let start = Instant::now();
-    run(&mut engine, events);
-    let seconds = start.elapsed().as_secs_f64();
-    let allocs = allocations() - before;
-    Ok(Figures {
-        engine: "component-typed".into(),
-        events,
-        seconds,
-        events_per_sec: events as f64 / seconds,
-        allocs_per_event: allocs as f64 / events as f64,
+        Ok(())
     })
 }

@@ -7,14 +7,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use hush_core::Timestamp;
-use hush_core::replay::Native;
-use hush_core::store::MemoryStore;
-use hush_core::{Mode, Options, Recorder};
-use hushd::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
+use hush_core::{Mode, Options};
+use hushd::component::Plugin;
 use hushd::options::OptionArgs;
 use hushd::replay::{Output, replay};
-use hushd::state::{Checkpoints, Ending, Run, Saved, replay_resumable};
+use hushd::state::{
+    Checkpoints, Ending, Run, Saved, component_engine, native_engine, replay_resumable,
+};
 
 #[global_allocator]
 static ALLOCATOR: hushd::alloc_counter::Counting = hushd::alloc_counter::Counting;
@@ -150,43 +149,12 @@ fn replay_with_state(
     let (out, errors) = (&mut stdout, &mut io::stderr());
     let ending = match engine {
         EngineArg::Native => {
-            let build = |saved: Saved| -> Result<Native<MemoryStore>, String> {
-                Ok(match saved {
-                    None => Native {
-                        recorder: Recorder::new(options.clone()).map_err(|e| e.to_string())?,
-                        sink: MemoryStore::new(),
-                    },
-                    Some((snapshot, store)) => Native {
-                        recorder: Recorder::restore(options.clone(), &snapshot)
-                            .map_err(|e| e.to_string())?,
-                        sink: store,
-                    },
-                })
-            };
+            let build = |saved: Saved| native_engine(&options, saved);
             replay_resumable(input, run, build, on_start, out, errors)?
         }
         EngineArg::Component => {
             let plugin = load_plugin(plugin)?;
-            let build = |saved: Saved| -> Result<ComponentEngine, String> {
-                let clock = HostClock::Virtual(Timestamp::EPOCH);
-                match saved {
-                    None => ComponentEngine::new(
-                        plugin,
-                        &options,
-                        clock,
-                        HostSink::Memory(MemoryStore::new()),
-                        Guards::default(),
-                    ),
-                    Some((snapshot, store)) => ComponentEngine::restore(
-                        plugin,
-                        &options,
-                        clock,
-                        HostSink::Memory(store),
-                        Guards::default(),
-                        snapshot,
-                    ),
-                }
-            };
+            let build = |saved: Saved| component_engine(plugin, &options, saved);
             replay_resumable(input, run, build, on_start, out, errors)?
         }
     };
@@ -237,7 +205,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let options = options.resolve(mode.into())?;
             let figures = match engine {
                 EngineArg::Native => {
-                    hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)
+                    hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)?
                 }
                 EngineArg::Component if typed => hushd::bench::component_typed(
                     load_plugin(plugin.as_deref())?,
@@ -311,22 +279,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let input = BufReader::new(input);
             let summary = match engine {
                 EngineArg::Native => {
-                    let recorder = Recorder::new(options).map_err(|e| e.to_string())?;
-                    let engine = Native {
-                        recorder,
-                        sink: MemoryStore::new(),
-                    };
+                    let engine = native_engine(&options, None)?;
                     replay(input, engine, mode, output, &mut stdout, &mut io::stderr())
                         .map(|(s, _)| s)
                 }
                 EngineArg::Component => {
-                    let engine = ComponentEngine::new(
-                        load_plugin(plugin.as_deref())?,
-                        &options,
-                        HostClock::Virtual(Timestamp::EPOCH),
-                        HostSink::Memory(MemoryStore::new()),
-                        Guards::default(),
-                    )?;
+                    let engine = component_engine(load_plugin(plugin.as_deref())?, &options, None)?;
                     replay(input, engine, mode, output, &mut stdout, &mut io::stderr())
                         .map(|(s, _)| s)
                 }

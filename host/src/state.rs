@@ -29,11 +29,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
-use hush_core::Mode;
 use hush_core::replay::{Native, Replay, ReplayClock};
 use hush_core::store::MemoryStore;
+use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
+use crate::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
 use crate::input::{Record, read_records};
 use crate::replay::{Driver, Output, StoreEngine, Summary};
 
@@ -87,7 +88,7 @@ impl Resumable for Native<MemoryStore> {
     }
 }
 
-impl Resumable for crate::component::ComponentEngine {
+impl Resumable for ComponentEngine {
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
         self.snapshot()
     }
@@ -96,6 +97,47 @@ impl Resumable for crate::component::ComponentEngine {
 /// What a resumable replay starts from: a recorder snapshot and the store
 /// it wrote into, or nothing (a fresh start).
 pub type Saved = Option<(Vec<u8>, MemoryStore)>;
+
+/// The native engine for a replay into memory, fresh or from saved state.
+pub fn native_engine(options: &Options, saved: Saved) -> Result<Native<MemoryStore>, String> {
+    Ok(match saved {
+        None => Native {
+            recorder: Recorder::new(options.clone()).map_err(|e| e.to_string())?,
+            sink: MemoryStore::new(),
+        },
+        Some((snapshot, store)) => Native {
+            recorder: Recorder::restore(options.clone(), &snapshot).map_err(|e| e.to_string())?,
+            sink: store,
+        },
+    })
+}
+
+/// The component engine for a replay into memory (virtual clock, default
+/// guards), fresh or from saved state.
+pub fn component_engine(
+    plugin: Arc<Plugin>,
+    options: &Options,
+    saved: Saved,
+) -> Result<ComponentEngine, String> {
+    let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
+    match saved {
+        None => ComponentEngine::new(
+            plugin,
+            options,
+            clock,
+            HostSink::Memory(MemoryStore::new()),
+            Guards::default(),
+        ),
+        Some((snapshot, store)) => ComponentEngine::restore(
+            plugin,
+            options,
+            clock,
+            HostSink::Memory(store),
+            Guards::default(),
+            snapshot,
+        ),
+    }
+}
 
 fn encode<E: Resumable>(driver: &mut Driver<E>, consumed: u64) -> Result<Vec<u8>, String> {
     let recorder = driver.replay.engine.recorder_snapshot()?;
@@ -330,18 +372,7 @@ mod tests {
 
     /// The native engine with default options, fresh or restored.
     fn native(saved: Saved) -> Result<Native<MemoryStore>, String> {
-        let options = hush_core::Options::default();
-        Ok(match saved {
-            None => Native {
-                recorder: hush_core::Recorder::new(options).unwrap(),
-                sink: MemoryStore::new(),
-            },
-            Some((snapshot, store)) => Native {
-                recorder: hush_core::Recorder::restore(options, &snapshot)
-                    .map_err(|e| e.to_string())?,
-                sink: store,
-            },
-        })
+        native_engine(&Options::default(), saved)
     }
 
     fn run(dir: &Path, input: &'static str, every: u64) -> (Ending, String, String) {

@@ -12,6 +12,43 @@ extern crate alloc;
 #[doc(hidden)]
 pub use hush_core;
 
+/// Builds `$to` from the counters of `$from`: the field list of
+/// [`Stats`](hush_core::Stats), written once for both directions.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __copy_stats {
+    ($from:ident => $($to:ident)::+) => {
+        $($to)::+ {
+            observed: $from.observed,
+            refused: $from.refused,
+            aggregated: $from.aggregated,
+            dropped_spam: $from.dropped_spam,
+            absorbed: $from.absorbed,
+            created: $from.created,
+            patched: $from.patched,
+            heartbeats: $from.heartbeats,
+            finished: $from.finished,
+            evicted: $from.evicted,
+            dropped_invalid: $from.dropped_invalid,
+            dropped_already_exists: $from.dropped_already_exists,
+            dropped_not_found: $from.dropped_not_found,
+            dropped_held_queue_full: $from.dropped_held_queue_full,
+            sink_errors: $from.sink_errors,
+            throttled: $from.throttled,
+            unavailable: $from.unavailable,
+            unreachable: $from.unreachable,
+            retries: $from.retries,
+            held_total: $from.held_total,
+            merged: $from.merged,
+            held: $from.held,
+            aggregator_entries: $from.aggregator_entries,
+            logger_entries: $from.logger_entries,
+            spam_filter_entries: $from.spam_filter_entries,
+            series_entries: $from.series_entries,
+        }
+    };
+}
+
 /// Defines the conversion functions in the calling module. `types` is the
 /// path of the generated `hush:correlator/types` module and `api` that of
 /// the `hush:correlator/correlator` interface.
@@ -381,34 +418,7 @@ macro_rules! conversions {
 
             /// Counters for the host.
             pub fn wit_stats(s: &Stats) -> api::Stats {
-                api::Stats {
-                    observed: s.observed,
-                    refused: s.refused,
-                    aggregated: s.aggregated,
-                    dropped_spam: s.dropped_spam,
-                    absorbed: s.absorbed,
-                    created: s.created,
-                    patched: s.patched,
-                    heartbeats: s.heartbeats,
-                    finished: s.finished,
-                    evicted: s.evicted,
-                    dropped_invalid: s.dropped_invalid,
-                    dropped_already_exists: s.dropped_already_exists,
-                    dropped_not_found: s.dropped_not_found,
-                    dropped_held_queue_full: s.dropped_held_queue_full,
-                    sink_errors: s.sink_errors,
-                    throttled: s.throttled,
-                    unavailable: s.unavailable,
-                    unreachable: s.unreachable,
-                    retries: s.retries,
-                    held_total: s.held_total,
-                    merged: s.merged,
-                    held: s.held,
-                    aggregator_entries: s.aggregator_entries,
-                    logger_entries: s.logger_entries,
-                    spam_filter_entries: s.spam_filter_entries,
-                    series_entries: s.series_entries,
-                }
+                $crate::__copy_stats!(s => api::Stats)
             }
             /// A patch from a WIT variant.
             pub fn patch_from_wit(p: types::Patch) -> Patch {
@@ -545,34 +555,7 @@ macro_rules! conversions {
 
             /// Counters from the guest.
             pub fn stats_from_wit(s: api::Stats) -> Stats {
-                Stats {
-                    observed: s.observed,
-                    refused: s.refused,
-                    aggregated: s.aggregated,
-                    dropped_spam: s.dropped_spam,
-                    absorbed: s.absorbed,
-                    created: s.created,
-                    patched: s.patched,
-                    heartbeats: s.heartbeats,
-                    finished: s.finished,
-                    evicted: s.evicted,
-                    dropped_invalid: s.dropped_invalid,
-                    dropped_already_exists: s.dropped_already_exists,
-                    dropped_not_found: s.dropped_not_found,
-                    dropped_held_queue_full: s.dropped_held_queue_full,
-                    sink_errors: s.sink_errors,
-                    throttled: s.throttled,
-                    unavailable: s.unavailable,
-                    unreachable: s.unreachable,
-                    retries: s.retries,
-                    held_total: s.held_total,
-                    merged: s.merged,
-                    held: s.held,
-                    aggregator_entries: s.aggregator_entries,
-                    logger_entries: s.logger_entries,
-                    spam_filter_entries: s.spam_filter_entries,
-                    series_entries: s.series_entries,
-                }
+                $crate::__copy_stats!(s => Stats)
             }
         }
         #[allow(unused_imports)]
