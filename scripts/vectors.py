@@ -312,7 +312,9 @@ def _():
         "correlation, with an error, no write and no series: a reason of 129 bytes (with action Probe; "
         "without one the action, which defaults to the reason, is reported first); a reportingController "
         "that is not a qualified name (core/v1 source.component \"Kubelet Node\"); a core/v1 event with no "
-        "source.host, so no reportingInstance; an events.k8s.io/v1 note of 1025 bytes. The refused reason "
+        "source at all, so no reportingController; an events.k8s.io/v1 note of 1025 bytes. (A source with a "
+        "component but no host is accepted: the instance becomes \"<controller>-\", as client-go reports "
+        "it without a hostname.) The refused reason "
         "again is refused again (it never starts a series). Valid events around them are created and form "
         "a series as usual: a reason of exactly 128 bytes is accepted. The finish at 10:12:00 writes count 2.",
         mode="series")
@@ -324,7 +326,7 @@ def _():
         core(pod, "R" * 128, msg, t=0),
         core(pod, "R" * 129, msg, t=1, action="Probe"),
         core(pod, "Unhealthy", msg, t=2, component="Kubelet Node"),
-        core(pod, "Unhealthy", msg, t=3, host=""),
+                core(pod, "Unhealthy", msg, t=3, component="", host=""),
         events_v1(regarding, "Unhealthy", "n" * 1025, action="Probe", controller="kubelet", instance="kubelet-node-1",
                   t=4),
         core(pod, "R" * 129, msg, t=5, action="Probe"),

@@ -26,12 +26,20 @@ pub fn complete_core_v1(event: &mut Event, now: Timestamp) {
 /// needs it: `action` defaults to the reason, the reporting controller and
 /// instance to the source, `eventTime` to the observation instant; the
 /// deprecated core fields are cleared, as the API server requires.
+///
+/// Controllers other than the kubelet leave `source.host` empty; an
+/// instance that is still empty becomes `<controller>-`, which is what
+/// client-go's events recorder reports when it cannot read its hostname
+/// (it always reports `<controller>-<hostname>`).
 pub fn complete_events_v1(event: &mut Event, now: Timestamp) {
     fill_identity(event, now);
     if event.action.is_empty() {
         event.action.clone_from(&event.reason);
     }
     fill_reporting(event);
+    if event.reporting_instance.is_empty() && !event.reporting_controller.is_empty() {
+        event.reporting_instance = alloc::format!("{}-", event.reporting_controller);
+    }
     if event.event_time.is_none() {
         event.event_time = Some(now);
     }
@@ -109,6 +117,20 @@ mod tests {
                 e.count
             ),
             ("given", "ns", 7)
+        );
+    }
+
+    #[test]
+    fn a_controller_without_a_host_reports_as_client_go_without_a_hostname() {
+        let mut e = Event::default();
+        e.source.component = "cronjob-controller".into();
+        complete_events_v1(&mut e, Timestamp::EPOCH);
+        assert_eq!(e.reporting_instance, "cronjob-controller-");
+        let mut e = Event::default();
+        complete_events_v1(&mut e, Timestamp::EPOCH);
+        assert_eq!(
+            e.reporting_instance, "",
+            "no controller: nothing to derive it from"
         );
     }
 

@@ -1119,14 +1119,16 @@ fn refusals_are_counted_and_never_reach_the_sink() {
             "not a qualified name",
         ),
         (
+            // No reporter at all: nothing to derive the controller or the
+            // instance from (a controller without a host reports as
+            // "<controller>-", like client-go without a hostname).
             Event {
-                source: EventSource {
-                    component: "kubelet".into(),
-                    host: String::new(),
-                },
+                source: EventSource::default(),
+                reporting_controller: String::new(),
+                reporting_instance: String::new(),
                 ..base()
             },
-            "reportingInstance is required",
+            "reportingController \"\" is not a qualified name",
         ),
         (
             Event {
