@@ -15,6 +15,11 @@ use crate::table;
 pub trait StoreEngine: Engine {
     /// The store written into.
     fn store(&self) -> &MemoryStore;
+
+    /// Traps the engine survived (the component's; none natively).
+    fn traps(&self) -> u64 {
+        0
+    }
 }
 
 impl StoreEngine for hush_core::replay::Native<MemoryStore> {
@@ -41,6 +46,8 @@ pub struct Summary {
     pub bad_input: u64,
     /// The recorder's counters at the end.
     pub stats: Stats,
+    /// Traps of the component that its host survived.
+    pub traps: u64,
 }
 
 /// Replays everything `input` holds into `engine`, writing `output` to
@@ -119,6 +126,7 @@ impl<E: StoreEngine> Driver<E> {
         let lines = self.replay.finish();
         self.print(&lines, out)?;
         self.summary.stats = self.replay.engine.stats();
+        self.summary.traps = self.replay.engine.traps();
         if self.output == Output::Table {
             table::write(
                 out,

@@ -224,7 +224,7 @@ pub struct Run<'a> {
 #[derive(Debug)]
 pub enum Ending {
     /// The input ended; the clock was run on and everything printed.
-    Input(Summary),
+    Input(Box<Summary>),
     /// A signal stopped it; the state was saved after this many records.
     Stopped {
         /// Input records consumed in all runs so far.
@@ -355,7 +355,7 @@ pub fn replay_resumable<E: Resumable>(
     }
     save(&mut driver, consumed, out)?;
     let (summary, _) = driver.finish(out).map_err(io)?;
-    Ok(Ending::Input(summary))
+    Ok(Ending::Input(Box::new(summary)))
 }
 
 #[cfg(test)]

@@ -142,7 +142,15 @@ pub fn write(
             drops.join(", ")
         },
         summary.bad_input,
-    )
+    )?;
+    if summary.traps > 0 {
+        writeln!(
+            out,
+            "the correlator trapped {} times; each time its host rebuilt it from its last snapshot",
+            summary.traps
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

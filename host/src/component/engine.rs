@@ -324,6 +324,10 @@ impl Engine for ComponentEngine {
 }
 
 impl StoreEngine for ComponentEngine {
+    fn traps(&self) -> u64 {
+        self.traps.len() as u64
+    }
+
     fn store(&self) -> &MemoryStore {
         match &self.store.data().sink {
             HostSink::Memory(store) => store,
