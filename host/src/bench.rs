@@ -78,6 +78,28 @@ pub fn native(
     })
 }
 
+/// The legacy correlator alone (client-go's `EventCorrelate`: aggregate,
+/// dedup, spam filter), without the write path: like for like with
+/// client-go's figure.
+pub fn native_correlate(
+    events: u64,
+    only: Option<Kind>,
+    options: &Options,
+    allocations: fn() -> u64,
+) -> Result<Figures, String> {
+    let mut correlator = hush_core::Correlator::new(options).map_err(|e| e.to_string())?;
+    measure("native-correlate", events, only, allocations, |mix, n| {
+        for _ in 0..n {
+            let (event, now, _) = mix.next_event();
+            std::hint::black_box(matches!(
+                correlator.correlate(event, now),
+                hush_core::Correlation::Skip { .. }
+            ));
+        }
+        Ok(())
+    })
+}
+
 fn instance(plugin: Arc<Plugin>, options: &Options) -> Result<ComponentEngine, String> {
     let guards = Guards {
         snapshot_every: u64::MAX,

@@ -84,6 +84,10 @@ enum Command {
         /// Component: one typed `observe` call per event instead of batches.
         #[arg(long)]
         typed: bool,
+        /// Native: measure the legacy correlator alone (client-go's
+        /// EventCorrelate), without the write path.
+        #[arg(long, value_enum, default_value = "record")]
+        stage: StageArg,
         /// Events to observe in the measured loop.
         #[arg(long, default_value_t = 1_000_000)]
         events: u64,
@@ -104,6 +108,14 @@ enum EngineArg {
     Component,
     /// The core compiled into hushd.
     Native,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum StageArg {
+    /// Correlate and write to a sink that stores nothing (what hushd runs).
+    Record,
+    /// Correlate only.
+    Correlate,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -197,6 +209,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             plugin,
             batch,
             typed,
+            stage,
             events,
             only,
             mode,
@@ -204,6 +217,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let options = options.resolve(mode.into())?;
             let figures = match engine {
+                EngineArg::Native if stage == StageArg::Correlate => {
+                    hushd::bench::native_correlate(
+                        events,
+                        only,
+                        &options,
+                        hushd::alloc_counter::allocations,
+                    )?
+                }
+                EngineArg::Component if stage == StageArg::Correlate => {
+                    return Err("--stage correlate measures the native core only; \
+                                the component always runs the write path"
+                        .into());
+                }
                 EngineArg::Native => {
                     hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)?
                 }
