@@ -27,7 +27,7 @@ fn recorder(c: &mut Criterion) {
             let mut sink = NullSink::default();
             let mut mix = Mix::new(SEED, only);
             b.iter(|| {
-                let (event, now, _) = mix.next_event();
+                let (event, now) = mix.next_event();
                 black_box(recorder.observe(event, now, &mut sink, false).action)
             });
         });

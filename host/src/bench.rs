@@ -2,15 +2,16 @@
 //! realistic mix ([`crate::workload`]), printed as one JSON line, for the
 //! native core, the component's batch path, or its typed calls.
 
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hush_core::replay::Engine;
 use hush_core::wire::Encoder;
 use hush_core::{Options, Recorder, Timestamp};
 use serde::Serialize;
 
-use crate::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
+use crate::alloc_counter::allocations;
+use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
 use crate::sinks::NullSink;
 use crate::workload::{Kind, Mix};
 
@@ -25,7 +26,9 @@ pub struct Figures {
     pub seconds: f64,
     /// Throughput.
     pub events_per_sec: f64,
-    /// Heap allocations per event in the measured loop.
+    /// Heap allocations per event in the measured loop (counted by
+    /// [`crate::alloc_counter::Counting`], which hushd installs; 0 where it
+    /// is not the global allocator).
     pub allocs_per_event: f64,
 }
 
@@ -41,7 +44,6 @@ fn measure(
     engine: &str,
     events: u64,
     only: Option<Kind>,
-    allocations: fn() -> u64,
     mut step: impl FnMut(&mut Mix, u64) -> Result<(), String>,
 ) -> Result<Figures, String> {
     let mut mix = Mix::new(SEED, only);
@@ -61,17 +63,12 @@ fn measure(
 }
 
 /// The native recorder, writing into a sink that stores nothing.
-pub fn native(
-    events: u64,
-    only: Option<Kind>,
-    options: &Options,
-    allocations: fn() -> u64,
-) -> Result<Figures, String> {
+pub fn native(events: u64, only: Option<Kind>, options: &Options) -> Result<Figures, String> {
     let mut recorder = Recorder::new(options.clone()).map_err(|e| e.to_string())?;
     let mut sink = NullSink::default();
-    measure("native", events, only, allocations, |mix, n| {
+    measure("native", events, only, |mix, n| {
         for _ in 0..n {
-            let (event, now, _) = mix.next_event();
+            let (event, now) = mix.next_event();
             std::hint::black_box(recorder.observe(event, now, &mut sink, false).action);
         }
         Ok(())
@@ -85,12 +82,11 @@ pub fn native_correlate(
     events: u64,
     only: Option<Kind>,
     options: &Options,
-    allocations: fn() -> u64,
 ) -> Result<Figures, String> {
     let mut correlator = hush_core::Correlator::new(options).map_err(|e| e.to_string())?;
-    measure("native-correlate", events, only, allocations, |mix, n| {
+    measure("native-correlate", events, only, |mix, n| {
         for _ in 0..n {
-            let (event, now, _) = mix.next_event();
+            let (event, now) = mix.next_event();
             std::hint::black_box(matches!(
                 correlator.correlate(event, now),
                 hush_core::Correlation::Skip { .. }
@@ -100,19 +96,13 @@ pub fn native_correlate(
     })
 }
 
-fn instance(plugin: Arc<Plugin>, options: &Options) -> Result<ComponentEngine, String> {
+fn instance(plugin: Arc<Plugin>, options: &Options) -> Result<ComponentEngine<NullSink>, String> {
     let guards = Guards {
         snapshot_every: u64::MAX,
         ..Guards::default()
     };
     let clock = HostClock::Virtual(Timestamp::EPOCH);
-    ComponentEngine::new(
-        plugin,
-        options,
-        clock,
-        HostSink::Null(NullSink::default()),
-        guards,
-    )
+    ComponentEngine::new(plugin, options, clock, NullSink::default(), guards, None)
 }
 
 /// The component's throughput path: `batch` events per `observe-encoded`
@@ -121,22 +111,22 @@ fn instance(plugin: Arc<Plugin>, options: &Options) -> Result<ComponentEngine, S
 pub fn component(
     plugin: Arc<Plugin>,
     events: u64,
-    batch: usize,
+    batch: NonZeroUsize,
     only: Option<Kind>,
     options: &Options,
-    allocations: fn() -> u64,
 ) -> Result<Figures, String> {
     let mut engine = instance(plugin, options)?;
+    let batch = batch.get();
     let mut buf = Vec::with_capacity(batch * 256);
     let mut encoder = Encoder::new();
-    measure("component", events, only, allocations, |mix, n| {
+    measure("component", events, only, |mix, n| {
         let mut left = n;
         while left > 0 {
             let take = left.min(batch as u64);
             buf.clear();
             encoder.reset();
             for _ in 0..take {
-                let (event, now, _) = mix.next_event();
+                let (event, now) = mix.next_event();
                 encoder.encode(&mut buf, event, Some(now));
             }
             std::hint::black_box(engine.observe_encoded(&buf)?);
@@ -153,13 +143,12 @@ pub fn component_typed(
     events: u64,
     only: Option<Kind>,
     options: &Options,
-    allocations: fn() -> u64,
 ) -> Result<Figures, String> {
     let mut engine = instance(plugin, options)?;
-    measure("component-typed", events, only, allocations, |mix, n| {
+    measure("component-typed", events, only, |mix, n| {
         for _ in 0..n {
-            let (event, now, _) = mix.next_event();
-            std::hint::black_box(engine.observe(event.clone(), now).action);
+            let (event, now) = mix.next_event();
+            std::hint::black_box(engine.observe_at(event, now).action);
         }
         Ok(())
     })

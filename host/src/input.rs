@@ -85,15 +85,50 @@ fn strip_position(message: &str) -> &str {
     message.rsplit_once(" at line ").map_or(message, |(m, _)| m)
 }
 
-/// Reads every record from `reader`: JSON Lines, or one multi-line document
-/// (a list with `items`, or a single Event).
-pub fn read_records(reader: impl BufRead, mut each: impl FnMut(Record)) -> io::Result<()> {
+/// One record as read from the input, not yet parsed.
+#[derive(Debug)]
+pub struct Raw {
+    position: Position,
+    body: Body,
+}
+
+#[derive(Debug)]
+enum Body {
+    /// A line of JSON Lines.
+    Text(String),
+    /// An item of a list, or the single document.
+    Value(Value),
+    /// The document could not be parsed at all.
+    Bad(InputError),
+}
+
+impl Raw {
+    /// Parses the record as an Event.
+    pub fn parse(self) -> Record {
+        let position = self.position;
+        match self.body {
+            Body::Text(text) => parse_record(position, &text),
+            Body::Value(value) => serde_json::from_value::<Observation>(value)
+                .map(|o| (position, o))
+                .map_err(|e| describe(position, &e)),
+            Body::Bad(e) => Err(e),
+        }
+    }
+}
+
+/// The records `reader` holds, in order: JSON Lines (read lazily, blank
+/// lines skipped), or one multi-line document (a list with `items`, or a
+/// single Event), read whole. Records are parsed only when asked to
+/// ([`Raw::parse`]), so skipping records already replayed costs no parsing.
+pub fn records<'a>(
+    reader: impl BufRead + 'a,
+) -> io::Result<Box<dyn Iterator<Item = io::Result<Raw>> + 'a>> {
     let mut lines = reader.lines();
     let mut number = 0;
-    // Find the first non-blank line to decide between JSON Lines and one document.
+    // The first non-blank line decides between JSON Lines and one document.
     let first = loop {
         let Some(line) = lines.next() else {
-            return Ok(());
+            return Ok(Box::new(std::iter::empty()));
         };
         number += 1;
         let line = line?;
@@ -101,30 +136,29 @@ pub fn read_records(reader: impl BufRead, mut each: impl FnMut(Record)) -> io::R
             break line;
         }
     };
-    let first_is_complete =
-        serde_json::from_str::<serde::de::IgnoredAny>(&first).is_ok() || !looks_incomplete(&first);
-    if first_is_complete {
-        each(parse_line(number, &first));
-        for line in lines {
-            number += 1;
-            let line = line?;
-            if !line.trim().is_empty() {
-                each(parse_line(number, &line));
-            }
-        }
-        return Ok(());
+    if !looks_incomplete(&first) {
+        let first = Raw {
+            position: Position::Line(number),
+            body: Body::Text(first),
+        };
+        let rest = lines
+            .zip(number + 1..)
+            .filter_map(|(line, number)| match line {
+                Ok(line) if line.trim().is_empty() => None,
+                Ok(line) => Some(Ok(Raw {
+                    position: Position::Line(number),
+                    body: Body::Text(line),
+                })),
+                Err(e) => Some(Err(e)),
+            });
+        return Ok(Box::new(std::iter::once(Ok(first)).chain(rest)));
     }
     let mut document = first;
     for line in lines {
         document.push('\n');
         document.push_str(&line?);
     }
-    read_document(number, &document, each);
-    Ok(())
-}
-
-fn parse_line(number: usize, line: &str) -> Record {
-    parse_record(Position::Line(number), line)
+    Ok(Box::new(read_document(number, &document).map(Ok)))
 }
 
 /// Whether a line fails to parse only because the document goes on.
@@ -135,31 +169,27 @@ fn looks_incomplete(line: &str) -> bool {
     )
 }
 
-fn read_document(first_line: usize, document: &str, mut each: impl FnMut(Record)) {
-    let value: Value = match serde_json::from_str(document) {
+fn read_document(first_line: usize, document: &str) -> Box<dyn Iterator<Item = Raw>> {
+    let position = Position::Line(first_line);
+    let mut value: Value = match serde_json::from_str(document) {
         Ok(v) => v,
         Err(e) => {
-            return each(Err(describe(
-                Position::Line(first_line + e.line().saturating_sub(1)),
-                &e,
-            )));
+            let position = Position::Line(first_line + e.line().saturating_sub(1));
+            let body = Body::Bad(describe(position, &e));
+            return Box::new(std::iter::once(Raw { position, body }));
         }
     };
-    match value.get("items").and_then(Value::as_array) {
-        Some(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let record = serde_json::from_value::<Observation>(item.clone())
-                    .map(|o| (Position::Item(i), o))
-                    .map_err(|e| describe(Position::Item(i), &e));
-                each(record);
-            }
-        }
-        None => each(
-            serde_json::from_value::<Observation>(value)
-                .map(|o| (Position::Line(first_line), o))
-                .map_err(|e| describe(Position::Line(first_line), &e)),
-        ),
+    if let Some(Value::Array(items)) = value.get_mut("items") {
+        let items = std::mem::take(items);
+        return Box::new(items.into_iter().enumerate().map(|(i, item)| Raw {
+            position: Position::Item(i),
+            body: Body::Value(item),
+        }));
     }
+    Box::new(std::iter::once(Raw {
+        position,
+        body: Body::Value(value),
+    }))
 }
 
 #[cfg(test)]
@@ -167,9 +197,10 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Vec<Record> {
-        let mut out = Vec::new();
-        read_records(text.as_bytes(), |r| out.push(r)).unwrap();
-        out
+        records(text.as_bytes())
+            .unwrap()
+            .map(|raw| raw.unwrap().parse())
+            .collect()
     }
 
     const EVENT: &str =

@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, IsTerminal, Read};
-use std::num::NonZeroU64;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use hush_core::{Mode, Options};
 use hushd::component::Plugin;
 use hushd::options::OptionArgs;
-use hushd::replay::{Output, replay};
+use hushd::replay::{Output, Summary, replay};
 use hushd::state::{
     Checkpoints, Ending, Run, Saved, component_engine, native_engine, replay_resumable,
 };
@@ -78,11 +78,11 @@ enum Command {
         /// Run this build of the correlator component instead of the embedded one.
         #[arg(long, value_name = "FILE.wasm")]
         plugin: Option<PathBuf>,
-        /// Events per call into the component (`observe-encoded`).
-        #[arg(long, default_value_t = 1024)]
-        batch: usize,
-        /// Component: one typed `observe` call per event instead of batches.
+        /// Component: events per `observe-encoded` call [default: 1024].
         #[arg(long)]
+        batch: Option<NonZeroUsize>,
+        /// Component: one typed `observe` call per event instead of batches.
+        #[arg(long, conflicts_with = "batch")]
         typed: bool,
         /// Native: measure the legacy correlator alone (client-go's
         /// EventCorrelate), without the write path.
@@ -137,6 +137,8 @@ impl From<ModeArg> for Mode {
 
 /// How often `--state` saves without `--checkpoint-every`.
 const DEFAULT_CHECKPOINT_EVERY: NonZeroU64 = NonZeroU64::new(1000).unwrap();
+/// Events per `observe-encoded` call in `hushd bench --engine component`.
+const DEFAULT_BATCH: NonZeroUsize = NonZeroUsize::new(1024).unwrap();
 
 /// `hushd replay --state DIR`: a replay that survives restarts, on either engine.
 fn replay_with_state(
@@ -170,24 +172,29 @@ fn replay_with_state(
             replay_resumable(input, run, build, on_start, out, errors)?
         }
     };
-    let summary = match ending {
-        Ending::Stopped { .. } => return Ok(ExitCode::SUCCESS),
-        Ending::Input(summary) => summary,
-    };
+    Ok(match ending {
+        Ending::Stopped { .. } => ExitCode::SUCCESS,
+        Ending::Input(summary) => exit_status(&summary, strict),
+    })
+}
+
+/// A finished replay's exit status: 1 under `--strict` if any input record
+/// was bad (each was reported as it was skipped), else 0.
+fn exit_status(summary: &Summary, strict: bool) -> ExitCode {
     if summary.bad_input > 0 {
         eprintln!("hushd: {} bad input records skipped", summary.bad_input);
     }
-    Ok(if strict && summary.bad_input > 0 {
+    if strict && summary.bad_input > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 /// The component to run: `--plugin FILE`, else the embedded one.
 fn load_plugin(plugin: Option<&std::path::Path>) -> Result<std::sync::Arc<Plugin>, String> {
     match plugin {
-        Some(path) => Plugin::from_file(&path.to_string_lossy()),
+        Some(path) => Plugin::from_file(path),
         None => Plugin::embedded(),
     }
 }
@@ -217,37 +224,33 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         } => {
             let options = options.resolve(mode.into())?;
             let figures = match engine {
-                EngineArg::Native if stage == StageArg::Correlate => {
-                    hushd::bench::native_correlate(
-                        events,
-                        only,
-                        &options,
-                        hushd::alloc_counter::allocations,
-                    )?
-                }
-                EngineArg::Component if stage == StageArg::Correlate => {
-                    return Err("--stage correlate measures the native core only; \
-                                the component always runs the write path"
-                        .into());
-                }
                 EngineArg::Native => {
-                    hushd::bench::native(events, only, &options, hushd::alloc_counter::allocations)?
+                    if plugin.is_some() || batch.is_some() || typed {
+                        return Err(
+                            "--plugin, --batch and --typed apply to --engine component".into()
+                        );
+                    }
+                    match stage {
+                        StageArg::Record => hushd::bench::native(events, only, &options)?,
+                        StageArg::Correlate => {
+                            hushd::bench::native_correlate(events, only, &options)?
+                        }
+                    }
                 }
-                EngineArg::Component if typed => hushd::bench::component_typed(
-                    load_plugin(plugin.as_deref())?,
-                    events,
-                    only,
-                    &options,
-                    hushd::alloc_counter::allocations,
-                )?,
-                EngineArg::Component => hushd::bench::component(
-                    load_plugin(plugin.as_deref())?,
-                    events,
-                    batch,
-                    only,
-                    &options,
-                    hushd::alloc_counter::allocations,
-                )?,
+                EngineArg::Component => {
+                    if stage == StageArg::Correlate {
+                        return Err("--stage correlate measures the native core only; \
+                                    the component always runs the write path"
+                            .into());
+                    }
+                    let plugin = load_plugin(plugin.as_deref())?;
+                    if typed {
+                        hushd::bench::component_typed(plugin, events, only, &options)?
+                    } else {
+                        let batch = batch.unwrap_or(DEFAULT_BATCH);
+                        hushd::bench::component(plugin, events, batch, only, &options)?
+                    }
+                }
             };
             println!(
                 "{}",
@@ -316,14 +319,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
             }
             .map_err(|e| format!("replay failed: {e}"))?;
-            if summary.bad_input > 0 {
-                eprintln!("hushd: {} bad input records skipped", summary.bad_input);
-            }
-            Ok(if strict && summary.bad_input > 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
+            Ok(exit_status(&summary, strict))
         }
     }
 }

@@ -8,7 +8,8 @@ use hush_core::replay::{Engine, Line, LineJson, Replay};
 use hush_core::stats::Stats;
 use hush_core::store::MemoryStore;
 
-use crate::input::{Position, Record, read_records};
+use crate::component::Trap;
+use crate::input::{Record, records};
 use crate::table;
 
 /// An engine whose sink is an in-memory store the replay can show.
@@ -16,9 +17,9 @@ pub trait StoreEngine: Engine {
     /// The store written into.
     fn store(&self) -> &MemoryStore;
 
-    /// Traps the engine survived (the component's; none natively).
-    fn traps(&self) -> u64 {
-        0
+    /// Traps the engine survived, oldest first (the component's; none natively).
+    fn traps(&self) -> &[Trap] {
+        &[]
     }
 }
 
@@ -51,7 +52,8 @@ pub struct Summary {
 }
 
 /// Replays everything `input` holds into `engine`, writing `output` to
-/// `out` and one line per bad record to `errors`.
+/// `out` and one line per bad record to `errors`; stops reading at the
+/// first failure to write or read.
 pub fn replay<E: StoreEngine>(
     input: impl BufRead,
     engine: E,
@@ -61,14 +63,10 @@ pub fn replay<E: StoreEngine>(
     errors: &mut dyn Write,
 ) -> io::Result<(Summary, E)> {
     let mut driver = Driver::new(Replay::new(engine, mode), output);
-    let mut failure = Ok(());
-    read_records(input, |record| {
-        if failure.is_ok() {
-            failure = driver.record(record, out, errors);
-        }
-    })?;
-    failure?;
-    driver.finish(out)
+    for raw in records(input)? {
+        driver.record(raw?.parse(), out, errors)?;
+    }
+    driver.finish(out, errors)
 }
 
 /// A replay fed one input record at a time, printing as it goes: what
@@ -116,17 +114,22 @@ impl<E: StoreEngine> Driver<E> {
         };
         self.summary.events_in += 1;
         let lines = self.replay.observe(observation.event, now);
+        self.report_traps(errors)?;
         self.print(&lines, out)
     }
 
     /// Ends the input: runs the clock on until every series has finished,
     /// prints what that wrote (and the table, for table output), and
     /// returns the summary and the engine.
-    pub fn finish(mut self, out: &mut dyn Write) -> io::Result<(Summary, E)> {
+    pub fn finish(
+        mut self,
+        out: &mut dyn Write,
+        errors: &mut dyn Write,
+    ) -> io::Result<(Summary, E)> {
         let lines = self.replay.finish();
         self.print(&lines, out)?;
         self.summary.stats = self.replay.engine.stats();
-        self.summary.traps = self.replay.engine.traps();
+        self.report_traps(errors)?;
         if self.output == Output::Table {
             table::write(
                 out,
@@ -136,6 +139,16 @@ impl<E: StoreEngine> Driver<E> {
             )?;
         }
         Ok((self.summary, self.replay.engine))
+    }
+
+    /// Reports the traps the engine survived since the last report.
+    fn report_traps(&mut self, errors: &mut dyn Write) -> io::Result<()> {
+        let traps = self.replay.engine.traps();
+        for trap in traps.iter().skip(self.summary.traps as usize) {
+            writeln!(errors, "hushd: {trap}")?;
+        }
+        self.summary.traps = traps.len() as u64;
+        Ok(())
     }
 
     fn print(&self, lines: &[Line], out: &mut dyn Write) -> io::Result<()> {
@@ -149,6 +162,3 @@ impl<E: StoreEngine> Driver<E> {
         Ok(())
     }
 }
-
-/// The position type, re-exported for callers formatting errors.
-pub type RecordPosition = Position;

@@ -1,6 +1,7 @@
 //! Sinks for measuring: one that stores nothing and answers at once, so a
 //! benchmark measures the correlator and its write path, not a database.
 
+use hush_core::store::stored_count;
 use hush_core::{Event, Patch, Sink, SinkError, Stored};
 
 /// Accepts every write and stores nothing.
@@ -25,10 +26,7 @@ impl NullSink {
 
 impl Sink for NullSink {
     fn create(&mut self, event: &Event) -> Result<Stored, SinkError> {
-        Ok(self.stored(
-            &event.metadata.name,
-            event.series.map_or(event.count, |s| s.count),
-        ))
+        Ok(self.stored(&event.metadata.name, stored_count(event)))
     }
     fn patch(&mut self, _namespace: &str, name: &str, patch: &Patch) -> Result<Stored, SinkError> {
         let count = match patch {

@@ -34,8 +34,8 @@ use hush_core::store::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
-use crate::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
-use crate::input::{Record, read_records};
+use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
+use crate::input::{Record, records};
 use crate::replay::{Driver, Output, StoreEngine, Summary};
 
 /// The state file's name in the state directory.
@@ -119,24 +119,10 @@ pub fn component_engine(
     options: &Options,
     saved: Saved,
 ) -> Result<ComponentEngine, String> {
+    let (snapshot, store) = saved.unzip();
     let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
-    match saved {
-        None => ComponentEngine::new(
-            plugin,
-            options,
-            clock,
-            HostSink::Memory(MemoryStore::new()),
-            Guards::default(),
-        ),
-        Some((snapshot, store)) => ComponentEngine::restore(
-            plugin,
-            options,
-            clock,
-            HostSink::Memory(store),
-            Guards::default(),
-            snapshot,
-        ),
-    }
+    let store = store.unwrap_or_default();
+    ComponentEngine::new(plugin, options, clock, store, Guards::default(), snapshot)
 }
 
 fn encode<E: Resumable>(driver: &mut Driver<E>, consumed: u64) -> Result<Vec<u8>, String> {
@@ -302,15 +288,21 @@ pub fn replay_resumable<E: Resumable>(
         asked: Arc::clone(&asked),
         wake: sender.clone(),
     })?;
-    let skip = consumed;
+    // The records already consumed are skipped unparsed.
+    let skip = usize::try_from(consumed).unwrap_or(usize::MAX);
     std::thread::spawn(move || {
-        let mut seen = 0u64;
-        let end = read_records(BufReader::new(input), |record| {
-            seen += 1;
-            if seen > skip {
-                let _ = sender.send(Message::Record(Box::new(record)));
+        let read = || -> io::Result<()> {
+            for raw in records(BufReader::new(input))?.skip(skip) {
+                let record = Box::new(raw?.parse());
+                if sender.send(Message::Record(record)).is_err() {
+                    break;
+                }
             }
-        });
+            Ok(())
+        };
+        // Nothing the reader touched is looked at after a panic.
+        let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+            .unwrap_or_else(|_| Err(io::Error::other("the input reader panicked")));
         let _ = sender.send(Message::End(end));
     });
 
@@ -350,11 +342,13 @@ pub fn replay_resumable<E: Resumable>(
                 end.map_err(|e| format!("cannot read input: {e}"))?;
                 break;
             }
-            Err(mpsc::RecvError) => break,
+            // The reader sends `End` (even when it panics) before it lets go
+            // of its sender, and `End` ends the loop.
+            Err(mpsc::RecvError) => unreachable!("the input reader left without ending"),
         }
     }
     save(&mut driver, consumed, out)?;
-    let (summary, _) = driver.finish(out).map_err(io)?;
+    let (summary, _) = driver.finish(out, errors).map_err(io)?;
     Ok(Ending::Input(Box::new(summary)))
 }
 
@@ -375,7 +369,14 @@ mod tests {
         native_engine(&Options::default(), saved)
     }
 
-    fn run(dir: &Path, input: &'static str, every: u64) -> (Ending, String, String) {
+    /// A resumable replay of `input` with its state in `dir`; `on_start`
+    /// gets the stopper. Returns the ending, stdout and stderr.
+    fn run_with(
+        dir: &Path,
+        input: &'static str,
+        every: u64,
+        on_start: impl FnOnce(Stopper) -> Result<(), String>,
+    ) -> Result<(Ending, String, String), String> {
         let (mut out, mut errors) = (Vec::new(), Vec::new());
         let ending = replay_resumable(
             Box::new(input.as_bytes()),
@@ -388,16 +389,19 @@ mod tests {
                 },
             },
             native,
-            |_| Ok(()),
+            on_start,
             &mut out,
             &mut errors,
-        )
-        .unwrap();
-        (
+        )?;
+        Ok((
             ending,
             String::from_utf8(out).unwrap(),
             String::from_utf8(errors).unwrap(),
-        )
+        ))
+    }
+
+    fn run(dir: &Path, input: &'static str, every: u64) -> (Ending, String, String) {
+        run_with(dir, input, every, |_| Ok(())).unwrap()
     }
 
     fn scratch(name: &str) -> PathBuf {
@@ -447,23 +451,32 @@ mod tests {
         newer[6] = 2;
         assert!(State::decode(&newer).unwrap_err().contains("version 2"));
         fs::write(dir.join(STATE_FILE), b"HUSHD\0").unwrap();
-        let (mut out, mut errors) = (Vec::new(), Vec::new());
-        let refused = replay_resumable(
-            Box::new(EVENTS.as_bytes()),
-            Run {
-                mode: Mode::Legacy,
-                output: Output::Decisions,
-                checkpoints: &Checkpoints {
-                    dir: dir.clone(),
-                    every: NonZeroU64::MIN,
-                },
-            },
-            native,
-            |_| Ok(()),
-            &mut out,
-            &mut errors,
-        );
+        let refused = run_with(&dir, EVENTS, 1, |_| Ok(()));
         assert!(refused.unwrap_err().contains("truncated"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stop_request_saves_the_state_and_a_later_run_goes_on() {
+        let dir = scratch("stop");
+        let (ending, out, errors) = run_with(&dir, EVENTS, 1000, |stopper| {
+            stopper.stop();
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            matches!(ending, Ending::Stopped { consumed: 0 }),
+            "{ending:?}"
+        );
+        assert_eq!(out, "");
+        assert!(
+            errors.contains("stopped; state of 0 records saved"),
+            "{errors}"
+        );
+        assert_eq!(State::load(&dir).unwrap().unwrap().consumed, 0);
+        let (ending, out, _) = run(&dir, EVENTS, 1000);
+        assert!(matches!(ending, Ending::Input(_)), "{ending:?}");
+        assert_eq!(out.lines().count(), 2);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -51,14 +51,10 @@ pub fn write(
     store: &MemoryStore,
     summary: &Summary,
 ) -> io::Result<()> {
+    // The store lists by namespace and name; a stable sort keeps that
+    // order among events last seen at the same instant.
     let mut events: Vec<&Event> = store.events().collect();
-    events.sort_by_key(|e| {
-        (
-            last_seen(e),
-            e.metadata.namespace.clone(),
-            e.metadata.name.clone(),
-        )
-    });
+    events.sort_by_key(|e| last_seen(e));
     let end = events
         .iter()
         .filter_map(|e| last_seen(e))

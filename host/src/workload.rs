@@ -121,12 +121,11 @@ impl Mix {
                         "apps/v1",
                     ),
                     "SuccessfulCreate",
-                    "Created pod: web",
+                    &format!("Created pod: web-{i:02}-5d8f7c9b4-"),
                     "Normal",
                     "replicaset-controller",
                     "",
                 );
-                e.message = format!("Created pod: web-{i:02}-5d8f7c9b4-");
                 e.message.reserve(16);
                 (e, 0)
             })
@@ -155,21 +154,21 @@ impl Mix {
     }
 
     /// The next event and the instant it is observed.
-    pub fn next_event(&mut self) -> (&Event, Timestamp, Kind) {
+    pub fn next_event(&mut self) -> (&Event, Timestamp) {
         self.now = self.now.plus_nanos(STEP_NANOS);
         let now = self.now;
         let roll = self.rng.u32(0..100);
         let roll = self.only.unwrap_or(roll);
-        let (event, kind) = if roll < 70 {
+        let event = if roll < 70 {
             let i = self.rng.usize(0..CRASHING_PODS);
-            (&mut self.crashing[i], Kind::Repeat)
+            &mut self.crashing[i]
         } else if roll < 90 {
             let i = self.rng.usize(0..REPLICA_SETS);
             let (e, n) = &mut self.replica_sets[i];
             *n += 1;
             e.message.truncate(PREFIX.len());
             push_hex(&mut e.message, *n);
-            (e, Kind::Similar)
+            e
         } else {
             self.fresh_count += 1;
             let e = &mut self.fresh;
@@ -187,10 +186,10 @@ impl Mix {
             e.message.push_str(name);
             e.message.push_str(" to node-");
             push_hex(&mut e.message, n % 40);
-            (e, Kind::Fresh)
+            e
         };
         event.first_timestamp = Some(now);
         event.last_timestamp = Some(now);
-        (event, now, kind)
+        (event, now)
     }
 }

@@ -1,24 +1,21 @@
 //! The host survives a misbehaving guest: a call over its epoch deadline
-//! and a guest that outgrows its memory limit both trap, are reported and
-//! counted, and the instance is rebuilt from its last snapshot.
+//! and a guest that outgrows its memory limit both trap, are recorded, and
+//! the instance is rebuilt from its last snapshot.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hush_core::store::MemoryStore;
 use hush_core::{Options, Timestamp};
-use hushd::component::{ComponentEngine, Guards, HostClock, HostSink, Plugin};
+use hushd::component::{
+    ComponentEngine, EPOCH_TICK, Epoch, Guards, HostClock, Plugin, embedded_bytes,
+};
 use hushd::workload::Mix;
 
+/// The embedded component, its epoch advanced only by the test.
 fn plugin() -> Arc<Plugin> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../target/component/hush.component.wasm"
-    );
-    let bytes = std::fs::read(path).unwrap_or_else(|e| {
-        panic!("{path}: {e}; build the component first with scripts/build-component.sh")
-    });
-    Plugin::new(&bytes).expect("the component loads")
+    let bytes = embedded_bytes().expect("built with the component: run scripts/build-component.sh");
+    Plugin::with_epoch(bytes, Epoch::Manual).expect("the component loads")
 }
 
 fn batch(events: usize) -> Vec<u8> {
@@ -26,45 +23,65 @@ fn batch(events: usize) -> Vec<u8> {
     let mut buf = Vec::new();
     let mut encoder = hush_core::wire::Encoder::new();
     for _ in 0..events {
-        let (event, now, _) = mix.next_event();
+        let (event, now) = mix.next_event();
         encoder.encode(&mut buf, event, Some(now));
     }
     buf
 }
 
-fn engine(guards: Guards) -> ComponentEngine {
+fn engine(plugin: Arc<Plugin>, guards: Guards) -> ComponentEngine {
+    let clock = HostClock::Stepping {
+        now: Timestamp::from_secs(1_714_557_600),
+        step: 10_000_000,
+    };
     ComponentEngine::new(
-        plugin(),
+        plugin,
         &Options::default(),
-        HostClock::Stepping {
-            now: Timestamp::from_secs(1_714_557_600),
-            step: 10_000_000,
-        },
-        HostSink::Memory(MemoryStore::new()),
+        clock,
+        MemoryStore::new(),
         guards,
+        None,
     )
     .expect("instantiates")
 }
 
 #[test]
 fn a_call_over_its_deadline_traps_and_the_instance_is_rebuilt() {
-    let mut engine = engine(Guards {
-        call_deadline: Duration::from_millis(10),
-        snapshot_every: 1,
-        ..Guards::default()
-    });
-    // A small batch finishes in time and is snapshotted.
+    let plugin = plugin();
+    let mut engine = engine(
+        Arc::clone(&plugin),
+        Guards {
+            call_deadline: EPOCH_TICK,
+            snapshot_every: 1,
+            ..Guards::default()
+        },
+    );
+    // Nothing advances the epoch: a call of any length is in time.
     engine
         .observe_encoded(&batch(10))
-        .expect("a small batch fits the deadline");
+        .expect("a call fits its deadline while the epoch stands still");
     let before = engine.snapshot().expect("snapshot");
-    // A huge batch cannot finish within one epoch tick.
-    let err = engine
-        .observe_encoded(&batch(400_000))
-        .expect_err("interrupted");
-    assert!(err.contains("interrupt") || err.contains("epoch"), "{err}");
+
+    // The epoch ticks on while a long batch runs: its deadline passes.
+    let stop = Arc::new(AtomicBool::new(false));
+    let ticker = std::thread::spawn({
+        let (plugin, stop) = (Arc::clone(&plugin), Arc::clone(&stop));
+        move || {
+            while !stop.load(Ordering::Relaxed) {
+                plugin.increment_epoch();
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+    });
+    let err = engine.observe_encoded(&batch(100_000));
+    stop.store(true, Ordering::Relaxed);
+    ticker.join().unwrap();
+    let err = err.expect_err("interrupted");
+    assert!(err.contains("interrupt"), "{err}");
     assert_eq!(engine.traps.len(), 1);
     assert_eq!(engine.traps[0].call, "observe-encoded");
+    assert_eq!(engine.traps[0].rebuild_error, None);
+
     // The rebuilt instance carries on from the last snapshot.
     assert_eq!(engine.snapshot().expect("snapshot after rebuild"), before);
     engine
@@ -74,19 +91,26 @@ fn a_call_over_its_deadline_traps_and_the_instance_is_rebuilt() {
 
 #[test]
 fn a_guest_over_its_memory_limit_traps_and_the_instance_is_rebuilt() {
-    let mut engine = engine(Guards {
-        memory_bytes: 4 << 20,
-        ..Guards::default()
-    });
+    let mut engine = engine(
+        plugin(),
+        Guards {
+            memory_bytes: 4 << 20,
+            snapshot_every: 1,
+            ..Guards::default()
+        },
+    );
     engine
         .observe_encoded(&batch(10))
         .expect("a small batch fits in memory");
+    let before = engine.snapshot().expect("snapshot");
     // A batch larger than the guest's memory limit cannot be passed in.
     let err = engine
         .observe_encoded(&batch(30_000))
         .expect_err("over the memory limit");
-    assert!(!err.is_empty());
-    assert_eq!(engine.traps.len(), 1);
+    assert_eq!(engine.traps.len(), 1, "{err}");
+    assert_eq!(engine.traps[0].call, "observe-encoded");
+    assert_eq!(engine.traps[0].rebuild_error, None);
+    assert_eq!(engine.snapshot().expect("snapshot after rebuild"), before);
     engine
         .observe_encoded(&batch(10))
         .expect("the rebuilt instance works");

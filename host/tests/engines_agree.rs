@@ -13,7 +13,7 @@ fn stream() -> Vec<u8> {
     let mut mix = Mix::new(11, None);
     let mut out = Vec::new();
     for _ in 0..EVENTS {
-        let (event, now, _) = mix.next_event();
+        let (event, now) = mix.next_event();
         let mut line = serde_json::to_value(CoreV1(event)).unwrap();
         line["at"] = now.to_rfc3339_nanos().into();
         serde_json::to_writer(&mut out, &line).unwrap();

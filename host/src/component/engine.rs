@@ -10,14 +10,17 @@ use hush_core::replay::{Decision, Engine};
 use hush_core::stats::Stats;
 use hush_core::store::MemoryStore;
 use hush_core::writer::{DropCause, Retried, WriteStatus};
-use hush_core::{Action, Event, Options, Timestamp};
-use wasmtime::component::ResourceAny;
-use wasmtime::{Store, StoreLimitsBuilder};
+use hush_core::{Action, Event, Options, Sink, Timestamp};
+use wasmtime::Store;
+use wasmtime::component::{HasSelf, Linker, ResourceAny};
 
 use super::convert::{
-    decision_from_wit, retried_from_wit, stats_from_wit, tick_from_wit, wit_event, wit_options,
+    decision_from_wit, event_from_wit, retried_from_wit, stats_from_wit, tick_from_wit, wit_event,
+    wit_event_from, wit_options,
 };
-use super::{EPOCH_TICK, HostClock, HostSink, HostState, Hush, Plugin};
+use super::exports::hush::correlator::correlator::GuestCorrelator;
+use super::hush::correlator::types;
+use super::{EPOCH_TICK, HostClock, HostState, Hush, Plugin};
 use crate::replay::StoreEngine;
 
 /// Limits on one instance.
@@ -48,290 +51,286 @@ pub struct Trap {
     pub call: &'static str,
     /// wasmtime's error, with its backtrace context.
     pub message: String,
+    /// Why the instance could not be rebuilt afterwards, if it could not
+    /// (the next call tries again).
+    pub rebuild_error: Option<String>,
 }
 
-/// The correlator component, driven by the host.
-pub struct ComponentEngine {
+impl std::fmt::Display for Trap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the correlator trapped in {}: {}; ",
+            self.call, self.message
+        )?;
+        match &self.rebuild_error {
+            None => f.write_str("it was rebuilt from its last snapshot"),
+            Some(e) => write!(f, "it could not be rebuilt: {e}"),
+        }
+    }
+}
+
+/// No deadline: the epoch never reaches it between calls.
+const NO_DEADLINE: u64 = u64::MAX / 2;
+
+/// The correlator component, driven by the host, writing into `S`.
+pub struct ComponentEngine<S: 'static = MemoryStore> {
     plugin: Arc<Plugin>,
-    store: Store<HostState>,
+    store: Store<HostState<S>>,
+    linker: Linker<HostState<S>>,
     bindings: Hush,
     handle: ResourceAny,
     options: Options,
     guards: Guards,
+    /// `guards.call_deadline` in epoch ticks.
+    deadline_ticks: u64,
     calls_since_snapshot: u64,
     snapshot: Option<Vec<u8>>,
-    /// Traps survived so far.
+    /// Traps survived so far, oldest first.
     pub traps: Vec<Trap>,
 }
 
-fn instantiate(
-    plugin: &Plugin,
-    state: HostState,
-    options: &Options,
-    snapshot: Option<&[u8]>,
-) -> Result<(Store<HostState>, Hush, ResourceAny), String> {
+/// A store for `state`, with its limits and the epoch deadline off.
+fn new_store<S: 'static>(plugin: &Plugin, state: HostState<S>) -> Store<HostState<S>> {
     let mut store = Store::new(&plugin.engine, state);
     store.limiter(|s| &mut s.limits);
     store.epoch_deadline_trap();
-    store.set_epoch_deadline(u64::MAX / 2);
-    let bindings = Hush::instantiate(&mut store, &plugin.component, &plugin.linker)
+    store.set_epoch_deadline(NO_DEADLINE);
+    store
+}
+
+/// Instantiates the component in `store` and creates its correlator, fresh
+/// or restored from `snapshot`.
+fn instantiate<S: 'static>(
+    plugin: &Plugin,
+    linker: &Linker<HostState<S>>,
+    store: &mut Store<HostState<S>>,
+    options: &Options,
+    snapshot: Option<&[u8]>,
+) -> Result<(Hush, ResourceAny), String> {
+    let bindings = Hush::instantiate(&mut *store, &plugin.component, linker)
         .map_err(|e| format!("instantiating the component: {e:#}"))?;
     let api = bindings.hush_correlator_correlator().correlator();
     let options = wit_options(options);
     let handle = match snapshot {
         None => api
-            .call_create(&mut store, options)
+            .call_create(&mut *store, options)
             .map_err(|e| format!("creating the correlator: {e:#}"))?
             .map_err(|e| format!("option {}: {}", e.field, e.problem))?,
         Some(bytes) => api
-            .call_restore(&mut store, options, bytes)
+            .call_restore(&mut *store, options, bytes)
             .map_err(|e| format!("restoring the correlator: {e:#}"))?
             .map_err(|e| format!("restoring the correlator: {e:?}"))?,
     };
-    Ok((store, bindings, handle))
+    Ok((bindings, handle))
 }
 
-impl ComponentEngine {
-    /// A fresh correlator instance with `options`, reading `clock` and writing to `sink`.
+impl<S: Sink + Default + Send + 'static> ComponentEngine<S> {
+    /// A correlator instance with `options`, reading `clock` and writing to
+    /// `sink`: fresh, or restored from `snapshot` (a recorder's state).
     pub fn new(
         plugin: Arc<Plugin>,
         options: &Options,
         clock: HostClock,
-        sink: HostSink,
-        guards: Guards,
-    ) -> Result<Self, String> {
-        Self::build(plugin, options, clock, sink, guards, None)
-    }
-
-    /// An instance restored from a snapshot of a recorder's state.
-    pub fn restore(
-        plugin: Arc<Plugin>,
-        options: &Options,
-        clock: HostClock,
-        sink: HostSink,
-        guards: Guards,
-        snapshot: Vec<u8>,
-    ) -> Result<Self, String> {
-        Self::build(plugin, options, clock, sink, guards, Some(snapshot))
-    }
-
-    fn build(
-        plugin: Arc<Plugin>,
-        options: &Options,
-        clock: HostClock,
-        sink: HostSink,
+        sink: S,
         guards: Guards,
         snapshot: Option<Vec<u8>>,
     ) -> Result<Self, String> {
-        let limits = StoreLimitsBuilder::new()
-            .memory_size(guards.memory_bytes)
-            .build();
-        let (store, bindings, handle) = instantiate(
-            &plugin,
-            HostState::new(clock, sink, limits),
-            options,
-            snapshot.as_deref(),
-        )?;
+        let mut linker = Linker::new(&plugin.engine);
+        Hush::add_to_linker::<_, HasSelf<HostState<S>>>(&mut linker, |s| s)
+            .map_err(|e| format!("linking the host: {e:#}"))?;
+        let state = HostState::new(clock, sink, guards.memory_bytes);
+        let mut store = new_store(&plugin, state);
+        let (bindings, handle) =
+            instantiate(&plugin, &linker, &mut store, options, snapshot.as_deref())?;
+        let ticks = guards.call_deadline.as_millis() / EPOCH_TICK.as_millis();
         Ok(ComponentEngine {
             plugin,
             store,
+            linker,
             bindings,
             handle,
             options: options.clone(),
             guards,
+            deadline_ticks: u64::try_from(ticks).unwrap_or(NO_DEADLINE).max(1),
             calls_since_snapshot: 0,
             snapshot,
             traps: Vec::new(),
         })
     }
 
-    /// The host's side of the store (clock and sink).
-    pub fn host(&mut self) -> &mut HostState {
-        self.store.data_mut()
+    /// The sink written into.
+    pub fn sink(&self) -> &S {
+        &self.store.data().sink
     }
 
-    /// Calls into the guest under the deadline; a trap rebuilds the instance.
+    /// Runs `f` against the guest's correlator under the deadline. A trap
+    /// is recorded and the instance rebuilt.
+    fn guarded<T>(
+        &mut self,
+        call: &'static str,
+        f: impl FnOnce(
+            &mut Store<HostState<S>>,
+            GuestCorrelator<'_>,
+            ResourceAny,
+        ) -> wasmtime::Result<T>,
+    ) -> Result<T, Trap> {
+        self.store.set_epoch_deadline(self.deadline_ticks);
+        let api = self.bindings.hush_correlator_correlator().correlator();
+        let result = f(&mut self.store, api, self.handle);
+        self.store.set_epoch_deadline(NO_DEADLINE);
+        result.map_err(|error| self.trapped(call, &error))
+    }
+
+    /// A call that counts towards the next snapshot, taken once
+    /// `guards.snapshot_every` calls have succeeded.
     fn call<T>(
         &mut self,
-        name: &'static str,
-        f: impl FnOnce(&mut Store<HostState>, &Hush, ResourceAny) -> wasmtime::Result<T>,
+        call: &'static str,
+        f: impl FnOnce(
+            &mut Store<HostState<S>>,
+            GuestCorrelator<'_>,
+            ResourceAny,
+        ) -> wasmtime::Result<T>,
     ) -> Result<T, Trap> {
-        let ticks = (self.guards.call_deadline.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64;
-        self.store.set_epoch_deadline(ticks);
-        let result = f(&mut self.store, &self.bindings, self.handle);
-        self.store.set_epoch_deadline(u64::MAX / 2);
-        match result {
-            Ok(value) => {
-                self.calls_since_snapshot += 1;
-                if self.calls_since_snapshot >= self.guards.snapshot_every {
-                    self.take_snapshot();
-                }
-                Ok(value)
-            }
-            Err(error) => {
-                let trap = Trap {
-                    call: name,
-                    message: format!("{error:#}"),
-                };
-                eprintln!(
-                    "hushd: the correlator trapped in {name}: {}; rebuilding it from its last snapshot",
-                    trap.message
-                );
-                self.traps.push(trap.clone());
-                self.rebuild();
-                Err(trap)
-            }
+        let value = self.guarded(call, f)?;
+        self.calls_since_snapshot += 1;
+        if self.calls_since_snapshot >= self.guards.snapshot_every {
+            // A trap while snapshotting is reported and recovered from on
+            // its own; the call it follows has succeeded.
+            let _ = self.snapshot();
         }
+        Ok(value)
     }
 
-    fn take_snapshot(&mut self) {
-        let api = self.bindings.hush_correlator_correlator().correlator();
-        if let Ok(bytes) = api.call_snapshot(&mut self.store, self.handle) {
-            self.snapshot = Some(bytes);
-            self.calls_since_snapshot = 0;
-        }
+    /// Records a trap (in [`ComponentEngine::traps`]) and rebuilds the instance.
+    fn trapped(&mut self, call: &'static str, error: &wasmtime::Error) -> Trap {
+        let trap = Trap {
+            call,
+            message: format!("{error:#}"),
+            rebuild_error: self.rebuild().err(),
+        };
+        self.traps.push(trap.clone());
+        trap
     }
 
-    /// A new instance, from the last snapshot (or empty), keeping the host's clock and sink.
-    fn rebuild(&mut self) {
-        let old = std::mem::replace(
-            self.store.data_mut(),
-            HostState::new(
-                HostClock::Real,
-                HostSink::Memory(MemoryStore::new()),
-                StoreLimitsBuilder::new().build(),
-            ),
-        );
-        let limits = StoreLimitsBuilder::new()
-            .memory_size(self.guards.memory_bytes)
-            .build();
-        let state = HostState::new(old.clock, old.sink, limits);
-        match instantiate(&self.plugin, state, &self.options, self.snapshot.as_deref()) {
-            Ok((store, bindings, handle)) => {
+    /// A new instance from the last snapshot (or empty), keeping the host's
+    /// clock and sink. On failure the old (trapped) instance stays, with
+    /// the sink, and the next call tries again.
+    fn rebuild(&mut self) -> Result<(), String> {
+        let old = self.store.data_mut();
+        let sink = std::mem::take(&mut old.sink);
+        let state = HostState::new(old.clock, sink, self.guards.memory_bytes);
+        let mut store = new_store(&self.plugin, state);
+        let snapshot = self.snapshot.as_deref();
+        match instantiate(
+            &self.plugin,
+            &self.linker,
+            &mut store,
+            &self.options,
+            snapshot,
+        ) {
+            Ok((bindings, handle)) => {
                 self.store = store;
                 self.bindings = bindings;
                 self.handle = handle;
                 self.calls_since_snapshot = 0;
+                Ok(())
             }
-            Err(e) => panic!("the correlator cannot be rebuilt after a trap: {e}"),
+            Err(e) => {
+                self.store.data_mut().sink = store.into_data().sink;
+                Err(e)
+            }
         }
     }
 
     /// Correlates a batch in hush's compact encoding (the throughput path).
     pub fn observe_encoded(&mut self, batch: &[u8]) -> Result<Vec<u8>, String> {
-        self.call("observe-encoded", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_observe_encoded(store, h, batch)
+        self.call("observe-encoded", |store, api, h| {
+            api.call_observe_encoded(store, h, batch)
         })
-        .map_err(|t| t.message)?
+        .map_err(|t| t.to_string())?
     }
 
-    /// Correlates one event observed now (the host clock).
-    pub fn observe_now(&mut self, event: &Event) -> Decision {
-        let wit = wit_event(event);
-        match self.call("observe", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_observe(store, h, &wit)
+    /// Correlates one event observed at `now` (a copy of it goes to the guest).
+    pub fn observe_at(&mut self, event: &Event, now: Timestamp) -> Decision {
+        self.store.data_mut().clock = HostClock::Virtual(now);
+        self.observe_wit(wit_event(event))
+    }
+
+    fn observe_wit(&mut self, event: types::Event) -> Decision {
+        match self.call("observe", |store, api, h| {
+            api.call_observe(store, h, &event)
         }) {
             Ok(outcome) => decision_from_wit(outcome),
             Err(trap) => Decision {
                 action: Action::Drop,
-                event: Some(Box::new(event.clone())),
+                event: Some(Box::new(event_from_wit(event))),
                 patch: None,
                 why: None,
-                write: Some(WriteStatus::Dropped(DropCause::Refused(format!(
-                    "the correlator trapped in {}: {}",
-                    trap.call, trap.message
-                )))),
+                write: Some(WriteStatus::Dropped(DropCause::Refused(trap.to_string()))),
             },
         }
     }
 
-    /// The options the instance runs with.
-    pub fn options(&self) -> &Options {
-        &self.options
-    }
-
-    /// A snapshot of the guest's state now.
+    /// A snapshot of the guest's state now, also kept for rebuilding the
+    /// instance after a trap.
     pub fn snapshot(&mut self) -> Result<Vec<u8>, String> {
-        self.call("snapshot", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_snapshot(store, h)
-        })
-        .map_err(|t| t.message)
+        let bytes = self
+            .guarded("snapshot", |store, api, h| api.call_snapshot(store, h))
+            .map_err(|t| t.to_string())?;
+        self.snapshot = Some(bytes.clone());
+        self.calls_since_snapshot = 0;
+        Ok(bytes)
     }
 }
 
-impl Engine for ComponentEngine {
+impl<S: Sink + Default + Send + 'static> Engine for ComponentEngine<S> {
     fn observe(&mut self, event: Event, now: Timestamp) -> Decision {
         self.store.data_mut().clock = HostClock::Virtual(now);
-        self.observe_now(&event)
+        self.observe_wit(wit_event_from(event))
     }
 
     fn tick(&mut self, now: Timestamp) -> Vec<TickReport> {
         self.store.data_mut().clock = HostClock::Virtual(now);
-        self.call("tick", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_tick(store, h)
-        })
-        .map(|reports| reports.into_iter().map(tick_from_wit).collect())
-        .unwrap_or_default()
+        self.call("tick", |store, api, h| api.call_tick(store, h))
+            .map(|reports| reports.into_iter().map(tick_from_wit).collect())
+            .unwrap_or_default()
     }
 
     fn next_due(&mut self) -> Option<Timestamp> {
-        self.call("next-due", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_next_due(store, h)
-        })
-        .ok()
-        .flatten()
-        .map(Timestamp::from_nanos)
+        self.call("next-due", |store, api, h| api.call_next_due(store, h))
+            .ok()
+            .flatten()
+            .map(Timestamp::from_nanos)
     }
 
     fn has_pending(&mut self) -> bool {
-        self.call("pending", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_pending(store, h)
-        })
-        .unwrap_or(false)
+        self.call("pending", |store, api, h| api.call_pending(store, h))
+            .unwrap_or(false)
     }
 
     fn take_retried(&mut self) -> Vec<Retried> {
-        self.call("take-retried", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_take_retried(store, h)
+        self.call("take-retried", |store, api, h| {
+            api.call_take_retried(store, h)
         })
         .map(retried_from_wit)
         .unwrap_or_default()
     }
 
     fn stats(&mut self) -> Stats {
-        self.call("stats", |store, b, h| {
-            b.hush_correlator_correlator()
-                .correlator()
-                .call_stats(store, h)
-        })
-        .map(stats_from_wit)
-        .unwrap_or_default()
+        self.call("stats", |store, api, h| api.call_stats(store, h))
+            .map(stats_from_wit)
+            .unwrap_or_default()
     }
 }
 
-impl StoreEngine for ComponentEngine {
-    fn traps(&self) -> u64 {
-        self.traps.len() as u64
+impl StoreEngine for ComponentEngine<MemoryStore> {
+    fn traps(&self) -> &[Trap] {
+        &self.traps
     }
 
     fn store(&self) -> &MemoryStore {
-        match &self.store.data().sink {
-            HostSink::Memory(store) => store,
-            _ => panic!("this engine writes to a sink other than the in-memory store"),
-        }
+        self.sink()
     }
 }

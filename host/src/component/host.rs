@@ -1,12 +1,10 @@
 //! What the host gives the component: a clock and a sink.
 
-use hush_core::store::MemoryStore;
 use hush_core::{Sink, SinkError, Stored, Timestamp};
 use wasmtime::StoreLimits;
 
-use super::convert::{event_from_wit, patch_from_wit, wit_event, wit_sink_error, wit_stored};
+use super::convert::{event_from_wit, patch_from_wit, wit_event_from, wit_sink_error, wit_stored};
 use super::hush::correlator::{clock, sink, types};
-use crate::sinks::NullSink;
 
 /// The clock the component reads.
 #[derive(Clone, Copy, Debug)]
@@ -42,49 +40,32 @@ impl HostClock {
     }
 }
 
-/// Where the component's writes go.
-pub enum HostSink {
-    /// An in-memory API server (replays, tests).
-    Memory(MemoryStore),
-    /// Accepts everything, stores nothing (benchmarks).
-    Null(NullSink),
-    /// Any other sink.
-    Custom(Box<dyn Sink + Send>),
-}
-
-impl HostSink {
-    fn sink(&mut self) -> &mut dyn Sink {
-        match self {
-            HostSink::Memory(s) => s,
-            HostSink::Null(s) => s,
-            HostSink::Custom(s) => s.as_mut(),
-        }
-    }
-}
-
-/// The store's data.
-pub struct HostState {
+/// The store's data: the clock and the sink the guest imports, and the
+/// store's limits.
+pub struct HostState<S> {
     /// The clock.
     pub clock: HostClock,
-    /// The sink.
-    pub sink: HostSink,
+    /// Where the component's writes go.
+    pub sink: S,
     pub(super) limits: StoreLimits,
 }
 
-impl HostState {
-    /// A host with `clock` and `sink` and the default limits.
-    pub fn new(clock: HostClock, sink: HostSink, limits: StoreLimits) -> Self {
+impl<S> HostState<S> {
+    /// A host with `clock` and `sink`, its guest's memory capped at `memory_bytes`.
+    pub fn new(clock: HostClock, sink: S, memory_bytes: usize) -> Self {
         HostState {
             clock,
             sink,
-            limits,
+            limits: wasmtime::StoreLimitsBuilder::new()
+                .memory_size(memory_bytes)
+                .build(),
         }
     }
 }
 
-impl types::Host for HostState {}
+impl<S: Sink> types::Host for HostState<S> {}
 
-impl clock::Host for HostState {
+impl<S: Sink> clock::Host for HostState<S> {
     fn now(&mut self) -> i64 {
         self.clock.read().nanos()
     }
@@ -94,9 +75,9 @@ fn answer(result: Result<Stored, SinkError>) -> Result<types::Stored, types::Sin
     result.map(|s| wit_stored(&s)).map_err(wit_sink_error)
 }
 
-impl sink::Host for HostState {
+impl<S: Sink> sink::Host for HostState<S> {
     fn create_event(&mut self, event: types::Event) -> Result<types::Stored, types::SinkError> {
-        answer(self.sink.sink().create(&event_from_wit(event)))
+        answer(self.sink.create(&event_from_wit(event)))
     }
 
     fn patch_event(
@@ -106,11 +87,7 @@ impl sink::Host for HostState {
         patch: types::Patch,
         _body: String,
     ) -> Result<types::Stored, types::SinkError> {
-        answer(
-            self.sink
-                .sink()
-                .patch(&namespace, &name, &patch_from_wit(patch)),
-        )
+        answer(self.sink.patch(&namespace, &name, &patch_from_wit(patch)))
     }
 
     fn list_events(
@@ -119,9 +96,8 @@ impl sink::Host for HostState {
         reporting_instance: String,
     ) -> Result<Vec<types::Event>, types::SinkError> {
         self.sink
-            .sink()
             .list(&reporting_controller, &reporting_instance)
-            .map(|events| events.iter().map(wit_event).collect())
+            .map(|events| events.into_iter().map(wit_event_from).collect())
             .map_err(wit_sink_error)
     }
 }

@@ -7,13 +7,14 @@ mod convert;
 mod engine;
 mod host;
 
-pub use engine::{ComponentEngine, Guards};
-pub use host::{HostClock, HostSink, HostState};
+pub use engine::{ComponentEngine, Guards, Trap};
+pub use host::{HostClock, HostState};
 
-use std::sync::{Arc, OnceLock};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-use wasmtime::component::{Component, Linker};
+use wasmtime::component::Component;
 use wasmtime::{Config, Engine};
 
 /// Bindings generated from `wit/` (the guest's come from the same files).
@@ -28,7 +29,7 @@ mod bindings {
 pub use bindings::{Hush, exports, hush};
 
 /// The component built from `wasm/component` when hushd was compiled, if it was.
-pub fn embedded() -> Option<&'static [u8]> {
+pub fn embedded_bytes() -> Option<&'static [u8]> {
     #[cfg(hush_embedded_component)]
     {
         Some(include_bytes!(env!("HUSH_COMPONENT_PATH")))
@@ -42,16 +43,30 @@ pub fn embedded() -> Option<&'static [u8]> {
 /// How often the epoch ticks; deadlines are counted in ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// A compiled component and the linker that satisfies its imports.
+/// Who advances the epoch that call deadlines are counted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Epoch {
+    /// A thread, every [`EPOCH_TICK`], while the plugin lives.
+    Ticking,
+    /// The embedder, with [`Plugin::increment_epoch`].
+    Manual,
+}
+
+/// A compiled component, and the engine that runs it.
 pub struct Plugin {
     engine: Engine,
     component: Component,
-    linker: Linker<HostState>,
 }
 
 impl Plugin {
-    /// Compiles `bytes` (a component exporting `hush:correlator/correlator`).
+    /// Compiles `bytes` (a component exporting `hush:correlator/correlator`),
+    /// with a thread ticking its epoch.
     pub fn new(bytes: &[u8]) -> wasmtime::Result<Arc<Plugin>> {
+        Plugin::with_epoch(bytes, Epoch::Ticking)
+    }
+
+    /// Compiles `bytes`, its epoch advanced as `epoch` says.
+    pub fn with_epoch(bytes: &[u8], epoch: Epoch) -> wasmtime::Result<Arc<Plugin>> {
         let mut config = Config::new();
         config.epoch_interruption(true);
         // `cargo build --features profiling`, then HUSHD_PERFMAP=1 perf record:
@@ -61,38 +76,33 @@ impl Plugin {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
         let engine = Engine::new(&config)?;
-        start_epoch_ticker(&engine);
+        if epoch == Epoch::Ticking {
+            start_epoch_ticker(&engine);
+        }
         let component = Component::new(&engine, bytes)?;
-        let mut linker = Linker::new(&engine);
-        Hush::add_to_linker::<HostState, wasmtime::component::HasSelf<HostState>>(
-            &mut linker,
-            |s| s,
-        )?;
-        Ok(Arc::new(Plugin {
-            engine,
-            component,
-            linker,
-        }))
+        Ok(Arc::new(Plugin { engine, component }))
     }
 
-    /// The embedded component, compiled once per process.
+    /// The component embedded in this hushd at build time.
     pub fn embedded() -> Result<Arc<Plugin>, String> {
-        static PLUGIN: OnceLock<Result<Arc<Plugin>, String>> = OnceLock::new();
-        PLUGIN
-            .get_or_init(|| {
-                let bytes = embedded().ok_or(
-                    "this hushd was built without the correlator component; run scripts/build-component.sh \
-                     and rebuild, or pass --plugin FILE.wasm",
-                )?;
-                Plugin::new(bytes).map_err(|e| format!("the embedded component does not load: {e:#}"))
-            })
-            .clone()
+        let bytes = embedded_bytes().ok_or(
+            "this hushd was built without the correlator component; run \
+             scripts/build-component.sh and rebuild, or pass --plugin FILE.wasm",
+        )?;
+        Plugin::new(bytes).map_err(|e| format!("the embedded component does not load: {e:#}"))
+    }
+
+    /// Advances the epoch by one tick (see [`Epoch::Manual`]).
+    pub fn increment_epoch(&self) {
+        self.engine.increment_epoch();
     }
 
     /// A component from a file.
-    pub fn from_file(path: &str) -> Result<Arc<Plugin>, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-        Plugin::new(&bytes).map_err(|e| format!("{path} is not a hush correlator component: {e:#}"))
+    pub fn from_file(path: &Path) -> Result<Arc<Plugin>, String> {
+        let shown = path.display();
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        Plugin::new(&bytes)
+            .map_err(|e| format!("{shown} is not a hush correlator component: {e:#}"))
     }
 
     /// The names of the component's imports, as `package/interface` strings.
@@ -104,7 +114,8 @@ impl Plugin {
     }
 }
 
-/// One thread per process advances every engine's epoch.
+/// A thread that advances `engine`'s epoch every [`EPOCH_TICK`] while the
+/// engine lives.
 fn start_epoch_ticker(engine: &Engine) {
     let weak = engine.weak();
     std::thread::Builder::new()

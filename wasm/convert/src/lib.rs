@@ -81,15 +81,15 @@ macro_rules! conversions {
                 t.map(Timestamp::from_nanos)
             }
 
-            pub fn wit_ref(r: &ObjectReference) -> types::ObjectReference {
+            pub fn ref_into_wit(r: ObjectReference) -> types::ObjectReference {
                 types::ObjectReference {
-                    kind: r.kind.clone(),
-                    namespace: r.namespace.clone(),
-                    name: r.name.clone(),
-                    uid: r.uid.clone(),
-                    api_version: r.api_version.clone(),
-                    resource_version: r.resource_version.clone(),
-                    field_path: r.field_path.clone(),
+                    kind: r.kind,
+                    namespace: r.namespace,
+                    name: r.name,
+                    uid: r.uid,
+                    api_version: r.api_version,
+                    resource_version: r.resource_version,
+                    field_path: r.field_path,
                 }
             }
 
@@ -119,35 +119,35 @@ macro_rules! conversions {
                 }
             }
 
-            /// An event as a WIT record.
+            /// An event as a WIT record (a copy).
             pub fn wit_event(e: &Event) -> types::Event {
+                wit_event_from(e.clone())
+            }
+
+            /// An event as a WIT record, moving its strings.
+            pub fn wit_event_from(e: Event) -> types::Event {
                 types::Event {
-                    name: e.metadata.name.clone(),
-                    namespace: e.metadata.namespace.clone(),
-                    resource_version: e.metadata.resource_version.clone(),
-                    annotations: e
-                        .metadata
-                        .annotations
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
-                    involved_object: wit_ref(&e.involved_object),
-                    reason: e.reason.clone(),
-                    message: e.message.clone(),
+                    name: e.metadata.name,
+                    namespace: e.metadata.namespace,
+                    resource_version: e.metadata.resource_version,
+                    annotations: e.metadata.annotations.into_iter().collect(),
+                    involved_object: ref_into_wit(e.involved_object),
+                    reason: e.reason,
+                    message: e.message,
                     source: types::EventSource {
-                        component: e.source.component.clone(),
-                        host: e.source.host.clone(),
+                        component: e.source.component,
+                        host: e.source.host,
                     },
                     first_timestamp: instant(e.first_timestamp),
                     last_timestamp: instant(e.last_timestamp),
                     count: e.count,
-                    type_: e.type_.clone(),
+                    type_: e.type_,
                     event_time: instant(e.event_time),
                     series: e.series.as_ref().map(wit_series),
-                    action: e.action.clone(),
-                    related: e.related.as_ref().map(wit_ref),
-                    reporting_controller: e.reporting_controller.clone(),
-                    reporting_instance: e.reporting_instance.clone(),
+                    action: e.action,
+                    related: e.related.map(ref_into_wit),
+                    reporting_controller: e.reporting_controller,
+                    reporting_instance: e.reporting_instance,
                 }
             }
 
