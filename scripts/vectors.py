@@ -431,8 +431,8 @@ def _():
 @vector("legacy-spam-burst",
         "client-go #97367: an event repeated every second. The bucket starts with 25 tokens, so events "
         "1-25 are written (create, then patches with counts 2-25) and 26-40 are dropped while their count "
-        "keeps rising. One token is back 300 s after the 25th take, so the event at t=330 s is patched with "
-        "count 41: every dropped occurrence is in it.",
+        "keeps rising. The bucket refills 1/300 token per second from the first take, so a whole token is "
+        "back at t=300 s and the event at t=330 s is patched with count 41: every dropped occurrence is in it.",
         pins=[
             seq("create patch*24 drop*15 patch"),
             counts("create", [1]),
@@ -708,7 +708,8 @@ def _():
         "eventTime (10:00:04.654321, no \"at\"): note is not in the key, so it is absorbed (count 3) and "
         "reported with the first event's note. A 5th, same but regarding carries a new resourceVersion: not "
         "isomorphic, a new create. Timers start at 10:00:00; the finish at 10:12:00 writes the series' final "
-        "count 3 (lastObservedTime 10:00:04.654321Z) and forgets the 3 singletons.",
+        "count 3 (lastObservedTime 10:00:04.654321Z) and forgets the 2 singletons (the stopped event and "
+        "the one with the new resourceVersion) without a write.",
         mode="series",
         pins=[
             seq("create patch create absorb create finish@10:12:00[patch]"),
@@ -782,15 +783,17 @@ def _():
         "correlation, with an error, no write and no series: a reason of 129 bytes (with action Probe; "
         "without one the action, which defaults to the reason, is reported first); a reportingController "
         "that is not a qualified name (core/v1 source.component \"Kubelet Node\"); a core/v1 event with no "
-        "source at all, so no reportingController; an events.k8s.io/v1 note of 1025 bytes. (A source with a "
-        "component but no host is accepted: the instance becomes \"<controller>-\", as client-go reports "
-        "it without a hostname.) The refused reason "
+        "source at all, so no reportingController; an events.k8s.io/v1 note of 1025 bytes. The refused reason "
         "again is refused again (it never starts a series). Valid events around them are created and form "
-        "a series as usual: a reason of exactly 128 bytes is accepted. The finish at 10:12:00 writes count 2.",
+        "a series as usual: a reason of exactly 128 bytes is accepted. A ReplicaSet event from "
+        "replicaset-controller with no source.host is accepted: its reportingInstance becomes "
+        "\"replicaset-controller-\", as client-go reports it without a hostname. The finish at 10:12:00 "
+        "writes count 2 for the series and forgets the ReplicaSet singleton without a write.",
         mode="series",
         pins=[
-            seq("create refuse*5 patch finish@10:12:00[patch]"),
-            fields("create", "event.reason", ["R" * 128]),
+                        seq("create refuse*5 patch create finish@10:12:00[patch]"),
+            fields("create", "event.reason", ["R" * 128, "SuccessfulCreate"]),
+            fields("create", "event.reportingInstance", ["node-1", "replicaset-controller-"]),
             fields("refuse", "error", ["*reason*129*", "*reportingController*Kubelet Node*", "*reportingController*",
                                        "*note*1025*", "*reason*129*"]),
             singletons("refuse"),
@@ -800,7 +803,7 @@ def _():
             observed("patch", ["10:00:06"]),
             targets("patch", [1]),
             targets("finish", [1]),
-            writes(3), names(1),
+                        writes(4), names(2),
         ])
 def _():
     pod = ref("Pod", "web", "prod")
@@ -810,11 +813,13 @@ def _():
         core(pod, "R" * 128, msg, t=0),
         core(pod, "R" * 129, msg, t=1, action="Probe"),
         core(pod, "Unhealthy", msg, t=2, component="Kubelet Node"),
-                core(pod, "Unhealthy", msg, t=3, component="", host=""),
+        core(pod, "Unhealthy", msg, t=3, component="", host=""),
         events_v1(regarding, "Unhealthy", "n" * 1025, action="Probe", controller="kubelet", instance="kubelet-node-1",
                   t=4),
         core(pod, "R" * 129, msg, t=5, action="Probe"),
-        core(pod, "R" * 128, msg, t=6),
+                core(pod, "R" * 128, msg, t=6),
+        core(ref("ReplicaSet", "web-5d8f", "prod", api="apps/v1"), "SuccessfulCreate", "Created pod: web-5d8f-x2k4q",
+             t=7, component="replicaset-controller", host=""),
     ]
 
 
