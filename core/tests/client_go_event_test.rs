@@ -1015,16 +1015,13 @@ fn a_full_held_queue_drops_writes_for_new_events() {
 }
 
 /// After a throttled write is held, its retry gets a final answer (409): the
-/// API server answered, so the backoff is over. Expected: the next event is
-/// written at once. Observed: it is held with a `retry_at` in the past and
-/// the sink is not called; it goes out only on the next `tick`.
+/// API server answered, so the backoff is over and the next event is written
+/// at once.
 ///
-/// SUSPECTED BUG (low severity), core/src/writer.rs: `retry_due` leaves
-/// `self.health` as `Failing { until, .. }` when a retried write ends in
-/// `Attempt::Final` (only `Attempt::Ok` resets it to `Healthy`); once the
-/// held queue is empty, `submit` sees `Health::Failing` and calls
-/// `self.hold(op, until, ..)` without comparing `until` with `now`, so a
-/// fresh write is held with an expired `retry_at`.
+/// Regression test for core/src/writer.rs: once a retry has been answered
+/// and nothing is held, a fresh write must not be held (with an expired
+/// `retry_at`, until the next `tick`) because the sink's health still says
+/// `Failing`.
 #[test]
 fn a_final_answer_to_a_retry_ends_the_backoff() {
     let mut sink = ScriptedSink::new([Some(throttled(None)), Some(SinkError::AlreadyExists)]);

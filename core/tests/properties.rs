@@ -778,13 +778,14 @@ fn token_bucket_time_going_back_and_forth_recredits_like_x_time_rate() {
     assert!(f64::from(admitted) > span_bound);
 }
 
-/// SUSPECTED BUG (low severity), core/src/time.rs `parse` (the final
-/// `secs.checked_mul(NANOS_PER_SECOND)?.checked_add(nanos)`): the first
-/// second of the representable range, 1677-09-21T00:12:43.145224192Z
+/// The first second of the representable range, 1677-09-21T00:12:43.145224192Z
 /// (`i64::MIN` ns) to 1677-09-21T00:12:43.999999999Z, formats to text that
-/// `parse_rfc3339` rejects, because the whole seconds times 1e9 overflow
-/// `i64` before the fraction is added back. Outside the years the parser
-/// documents (1678-2261), so the round-trip property above excludes it.
+/// `parse_rfc3339` reads back. It is outside the years the parser documents
+/// (1678-2261), so the round-trip property above excludes it.
+///
+/// Regression test for core/src/time.rs `parse`: there the whole seconds
+/// times 1e9 are below `i64::MIN` before the fraction is added back, so the
+/// sum must not be computed in `i64` one step at a time.
 #[test]
 fn timestamp_min_formats_to_parseable_text() {
     let t = Timestamp::from_nanos(i64::MIN);
@@ -792,12 +793,14 @@ fn timestamp_min_formats_to_parseable_text() {
     assert_eq!(Timestamp::parse_rfc3339(&t.to_rfc3339_nanos()), Ok(t));
 }
 
-/// SUSPECTED BUG (low severity), core/src/time.rs `truncate_to_second` and
-/// `truncate_to_micro` (`self.0.div_euclid(..) * ..`): for instants in
-/// `[i64::MIN, -9_223_372_036_000_000_001]` the floor is below `i64::MIN`,
-/// so the multiplication overflows: a panic in debug builds, a wrapped
-/// instant in 2262 in release builds. `LegacyPatch::has_last_timestamp`
-/// (core/src/patch.rs) truncates, so a `last_timestamp` there panics.
+/// Truncating an instant in `[i64::MIN, -9_223_372_036_000_000_001]`, whose
+/// whole second is below `i64::MIN`, stays at or before the instant.
+///
+/// Regression test for core/src/time.rs `truncate_to_second` and
+/// `truncate_to_micro`: the floor times the unit must saturate, not overflow
+/// (a panic in debug builds, a wrapped instant in 2262 in release builds).
+/// `LegacyPatch::has_last_timestamp` (core/src/patch.rs) truncates, so a
+/// patch with such a `last_timestamp` would panic too.
 #[test]
 fn timestamp_min_truncates_without_overflow() {
     let t = Timestamp::from_nanos(i64::MIN);

@@ -674,8 +674,8 @@ fn record_event_to_sink_a_landed_create_then_the_series_leaves_one_series() {
     let stored: Vec<&Event> = host.sink.store.events().collect();
     assert_eq!(stored.len(), 1);
     assert_eq!(series_of(stored[0]).count, 2);
-    // And the writes of other events are not stuck behind it (today they
-    // are held behind the stuck create, which is retried every 300 s).
+    // And the writes of other events are not held behind it: the next
+    // event's create goes out at once.
     let other = host.observe(backoff(pod("ns", "b")), at(10 * MINUTE));
     assert!(
         matches!(other.write, Some(WriteStatus::Written(_))),
