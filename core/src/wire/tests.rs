@@ -76,28 +76,75 @@ fn observations_round_trip_through_one_scratch_event() {
 fn repeated_fields_cost_one_byte() {
     let one = batch(&[(sample(), None)]);
     let two = batch(&[(sample(), None), (sample(), None)]);
-    // Only the fixed-size parts and one byte per string are repeated.
-    assert!(
-        two.len() - one.len() < 80,
+    // The second sample repeats the first, so it costs, in wire order:
+    //   observed-at instant, none (tag)             1
+    //   name, namespace, resource version            3 × 1 (repeated)
+    //   annotations: count 1, "a" and "b" in full    1 + 2 + 2 (never delta-coded)
+    //   involved object, 7 strings                   7 × 1
+    //   reason, message, component, host             4 × 1
+    //   first timestamp (tag + i64), last (none)     9 + 1
+    //   count (i32)                                  4
+    //   type                                         1
+    //   event time (none)                            1
+    //   series (tag + i32 + i64)                     13
+    //   action                                       1
+    //   related (tag + 7 strings)                    1 + 7 × 1
+    //   reporting controller, instance               2 × 1
+    // = 25 strings at one byte, 5 bytes of annotations and 30 bytes of
+    // tags, instants and counts: 60.
+    assert_eq!(
+        two.len() - one.len(),
+        60,
         "{} then {}",
         one.len(),
         two.len()
     );
 }
 
+fn error_of(buf: &[u8]) -> WireError {
+    read_all(buf).expect_err("a damaged batch")
+}
+
 #[test]
 fn truncated_and_corrupt_buffers_are_errors() {
     let buf = batch(&[(sample(), None)]);
+    // The batch starts: observed-at tag 0 (none), then name, namespace and
+    // resource version, each empty (length plus one: 1), then the
+    // annotation count 1, and "a" (2, b'a') and "b" (2, b'b').
+    assert_eq!(buf[..9], [0, 1, 1, 1, 1, 2, b'a', 2, b'b']);
     for cut in 1..buf.len() {
-        assert!(read_all(&buf[..cut]).is_err(), "cut at {cut}");
+        assert_eq!(error_of(&buf[..cut]).problem, "truncated", "cut at {cut}");
     }
-    // A "same as before" for the first event of a batch is an error.
-    let mut bad = buf.clone();
-    bad[1] = 0;
-    assert!(read_all(&bad).is_err());
-    let mut bad = buf.clone();
-    bad[2] = 0xff; // inside the first string: invalid UTF-8
-    assert!(read_all(&bad).is_err());
+
+    let damaged = |at: usize, bytes: &[u8]| {
+        let mut bad = buf.clone();
+        bad[at..at + bytes.len()].copy_from_slice(bytes);
+        error_of(&bad)
+    };
+    let error = |offset, problem| WireError { offset, problem };
+    // An observed-at tag that is neither "none" nor "some".
+    assert_eq!(damaged(0, &[2]), error(1, "bad option tag"));
+    // A "same as before" for the first event of a batch.
+    assert_eq!(
+        damaged(1, &[0]),
+        error(1, "a repeated string before it was sent")
+    );
+    // Annotations are always sent in full: a zero length is no string.
+    assert_eq!(
+        damaged(5, &[0]),
+        error(6, "a repeated string where none can be")
+    );
+    // A namespace length of 0x7f + (0x7f << 7) - 1 bytes runs past the end.
+    assert_eq!(damaged(2, &[0xff, 0x7f]), error(4, "truncated"));
+    // Five length bytes that all say "more follows".
+    assert_eq!(damaged(1, &[0x80; 5]), error(6, "length too long"));
+    // A byte inside a string (the reason, "BackOff") that is not UTF-8: the
+    // error is reported where the string ends.
+    let reason = buf
+        .windows(7)
+        .position(|w| w == b"BackOff")
+        .expect("the reason is sent in full");
+    assert_eq!(damaged(reason + 3, &[0xff]), error(reason + 7, "not UTF-8"));
 }
 
 #[test]
