@@ -302,96 +302,6 @@ fn key_event(f: &KeyFields) -> Event {
     }
 }
 
-/// The fields each key reads, in order, written down from the reference
-/// (§2.1-§2.3, and events.k8s.io/v1 `getKey` for the isomorphic key) rather
-/// than from the implementation.
-fn expected_fields(e: &Event, kind: KeyKind) -> Vec<String> {
-    let o = &e.involved_object;
-    let s = &e.source;
-    let v: Vec<&str> = match kind {
-        KeyKind::Event => vec![
-            &s.component,
-            &s.host,
-            &o.kind,
-            &o.namespace,
-            &o.name,
-            &o.field_path,
-            &o.uid,
-            &o.api_version,
-            &e.type_,
-            &e.reason,
-            &e.message,
-        ],
-        KeyKind::Spam(SpamKeyFields::SourceObjectType) => vec![
-            &s.component,
-            &s.host,
-            &o.kind,
-            &o.namespace,
-            &o.name,
-            &o.uid,
-            &o.api_version,
-            &e.type_,
-        ],
-        KeyKind::Spam(SpamKeyFields::SourceObjectTypeReason) => vec![
-            &s.component,
-            &s.host,
-            &o.kind,
-            &o.namespace,
-            &o.name,
-            &o.uid,
-            &o.api_version,
-            &e.type_,
-            &e.reason,
-        ],
-        KeyKind::Aggregate => vec![
-            &s.component,
-            &s.host,
-            &o.kind,
-            &o.namespace,
-            &o.name,
-            &o.uid,
-            &o.api_version,
-            &e.type_,
-            &e.reason,
-            &e.reporting_controller,
-            &e.reporting_instance,
-        ],
-        KeyKind::Target => vec![&e.metadata.namespace, &e.metadata.name],
-        KeyKind::Isomorphic => {
-            let mut v: Vec<&str> = vec![
-                &e.type_,
-                &e.action,
-                &e.reason,
-                &e.reporting_controller,
-                &e.reporting_instance,
-                &o.kind,
-                &o.namespace,
-                &o.name,
-                &o.uid,
-                &o.api_version,
-                &o.resource_version,
-                &o.field_path,
-            ];
-            // A missing related object keys like an all-empty one (Go compares
-            // the zero ObjectReference).
-            match &e.related {
-                Some(r) => v.extend([
-                    r.kind.as_str(),
-                    &r.namespace,
-                    &r.name,
-                    &r.uid,
-                    &r.api_version,
-                    &r.resource_version,
-                    &r.field_path,
-                ]),
-                None => v.extend([""; RELATED_FIELDS]),
-            }
-            v
-        }
-    };
-    v.into_iter().map(String::from).collect()
-}
-
 const KEY_KINDS: [KeyKind; 6] = [
     KeyKind::Event,
     KeyKind::Spam(SpamKeyFields::SourceObjectType),
@@ -663,19 +573,19 @@ proptest! {
     }
 
     /// The encoded keys are injective: two field tuples encode to the same
-    /// bytes exactly when every field is equal (where client-go's
-    /// separator-less concatenation collides), and the fields are the
-    /// reference's, in its order.
+    /// bytes exactly when every field the key reads is equal (where
+    /// client-go's separator-less concatenation collides), and client-go's
+    /// own key is those fields concatenated. Which fields each key reads is
+    /// `key_fields_are_the_references_in_its_order`.
     #[test]
     fn key_encoding_is_injective((a, b) in key_fields_pair()) {
         let (ea, eb) = (key_event(&a), key_event(&b));
         let (mut bytes_a, mut bytes_b) = (Vec::new(), Vec::new());
         for kind in KEY_KINDS {
             let (ka, kb) = (KeyRef::of(&ea, kind), KeyRef::of(&eb, kind));
-            let (fa, fb) = (expected_fields(&ea, kind), expected_fields(&eb, kind));
-            prop_assert_eq!(ka.to_owned_fields(), fa.clone(), "{:?} field order", kind);
-            prop_assert_eq!(kb.to_owned_fields(), fb.clone(), "{:?} field order", kind);
+            let (fa, fb) = (ka.to_owned_fields(), kb.to_owned_fields());
             prop_assert_eq!(ka.client_go_string(), fa.concat());
+            prop_assert_eq!(kb.client_go_string(), fb.concat());
             ka.encode_into(&mut bytes_a);
             kb.encode_into(&mut bytes_b);
             prop_assert_eq!(
@@ -721,6 +631,170 @@ proptest! {
             prop_assert_eq!(generated, raw);
         }
     }
+}
+
+/// An event whose every string field holds its own name, so a key's
+/// fields spell out which fields it reads.
+fn self_named_event() -> Event {
+    let reference = |prefix: &str| ObjectReference {
+        kind: format!("{prefix}.kind"),
+        namespace: format!("{prefix}.namespace"),
+        name: format!("{prefix}.name"),
+        uid: format!("{prefix}.uid"),
+        api_version: format!("{prefix}.apiVersion"),
+        resource_version: format!("{prefix}.resourceVersion"),
+        field_path: format!("{prefix}.fieldPath"),
+    };
+    let mut e = Event {
+        metadata: ObjectMeta {
+            name: "metadata.name".into(),
+            namespace: "metadata.namespace".into(),
+            resource_version: "metadata.resourceVersion".into(),
+            ..Default::default()
+        },
+        involved_object: reference("involvedObject"),
+        reason: "reason".into(),
+        message: "message".into(),
+        source: EventSource {
+            component: "source.component".into(),
+            host: "source.host".into(),
+        },
+        type_: "type".into(),
+        action: "action".into(),
+        related: Some(reference("related")),
+        reporting_controller: "reportingController".into(),
+        reporting_instance: "reportingInstance".into(),
+        ..Default::default()
+    };
+    e.metadata
+        .annotations
+        .insert("metadata.annotations".into(), "metadata.annotations".into());
+    e
+}
+
+/// Each key's fields, in order, as the reference lists them (written from
+/// the document, not from core/src/key.rs).
+#[test]
+fn key_fields_are_the_references_in_its_order() {
+    // §2.1 getEventKey.
+    let event_key = [
+        "source.component",
+        "source.host",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.fieldPath",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "type",
+        "reason",
+        "message",
+    ];
+    // §2.2 getSpamKey: no field path, reason or message; type since 1.32.
+    let spam_key = [
+        "source.component",
+        "source.host",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "type",
+    ];
+    // hush's opt-in spam key (not client-go's; a `SpamKeyFunc` in its
+    // terms, §7): getSpamKey, then reason.
+    let spam_key_with_reason = [
+        "source.component",
+        "source.host",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "type",
+        "reason",
+    ];
+    // §2.3 EventAggregatorByReasonFunc's aggregateKey: no field path, no
+    // message (that is the local key).
+    let aggregate_key = [
+        "source.component",
+        "source.host",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "type",
+        "reason",
+        "reportingController",
+        "reportingInstance",
+    ];
+    // §10.2 events.k8s.io/v1 getKey: no note; the whole regarding reference,
+    // resource version included, then the related one.
+    let isomorphic_key = [
+        "type",
+        "action",
+        "reason",
+        "reportingController",
+        "reportingInstance",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "related.kind",
+        "related.namespace",
+        "related.name",
+        "related.uid",
+        "related.apiVersion",
+        "related.resourceVersion",
+        "related.fieldPath",
+    ];
+    // §4.2: the Event object a write goes to, /namespaces/{namespace}/events/{name}.
+    let target_key = ["metadata.namespace", "metadata.name"];
+
+    let e = self_named_event();
+    let cases: [(KeyKind, &[&str]); 6] = [
+        (KeyKind::Event, &event_key),
+        (KeyKind::Spam(SpamKeyFields::SourceObjectType), &spam_key),
+        (
+            KeyKind::Spam(SpamKeyFields::SourceObjectTypeReason),
+            &spam_key_with_reason,
+        ),
+        (KeyKind::Aggregate, &aggregate_key),
+        (KeyKind::Isomorphic, &isomorphic_key),
+        (KeyKind::Target, &target_key),
+    ];
+    for (kind, expected) in cases {
+        let key = KeyRef::of(&e, kind);
+        assert_eq!(key.to_owned_fields(), expected, "{kind:?}");
+        assert_eq!(key.client_go_string(), expected.concat(), "{kind:?}");
+    }
+
+    // A missing related object keys like the zero reference (Go compares
+    // the dereferenced struct): seven empty fields.
+    let unrelated = Event {
+        related: None,
+        ..self_named_event()
+    };
+    let mut expected: Vec<&str> = isomorphic_key[..12].to_vec();
+    expected.extend([""; RELATED_FIELDS]);
+    assert_eq!(
+        KeyRef::of(&unrelated, KeyKind::Isomorphic).to_owned_fields(),
+        expected
+    );
+    let zero_related = Event {
+        related: Some(ObjectReference::default()),
+        ..self_named_event()
+    };
+    let encoded = |e: &Event| {
+        let mut bytes = Vec::new();
+        KeyRef::of(e, KeyKind::Isomorphic).encode_into(&mut bytes);
+        bytes
+    };
+    assert_eq!(encoded(&unrelated), encoded(&zero_related));
 }
 
 /// One take with its invariants: a denied take leaves the bucket (and what
