@@ -17,8 +17,9 @@ use hush_core::replay::Decision;
 use hush_core::store::{MemoryStore, stored_count};
 use hush_core::time::NANOS_PER_SECOND;
 use hush_core::{
-    Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectReference, Options, Recorder,
-    Rule, Sink, SinkError, Stats, Stored, TickKind, TickReport, Timestamp, WriteOp, WriteStatus,
+    Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectMeta, ObjectReference, Options,
+    Recorder, Rule, Sink, SinkError, Stats, Stored, TickKind, TickReport, Timestamp, WriteOp,
+    WriteStatus,
 };
 
 const SECOND: i64 = NANOS_PER_SECOND;
@@ -596,12 +597,49 @@ fn test_refresh_existing_event_series() {
 fn record_event_to_sink_a_singleton_is_stored_as_sent() {
     let mut host = Host::series(ScriptedSink::healthy());
     let d = host.observe(backoff(pod("ns", "a")), at(0));
-    let sent = event_of(&d).clone();
+    // The kubelet BackOff on the events.k8s.io/v1 model (§10.1 makeEvent):
+    // named `<regarding name>.<hex nanos>` in the regarding namespace, the
+    // eventTime the instant observed, no series; the reporting controller
+    // and instance from the source, the action from the reason (hush's
+    // mapping of a core/v1 input), and the deprecated fields unset.
+    let sent = Event {
+        metadata: ObjectMeta {
+            name: format!("a.{:x}", at(0).nanos()),
+            namespace: "ns".into(),
+            ..Default::default()
+        },
+        involved_object: pod("ns", "a"),
+        reason: "BackOff".into(),
+        message: "Back-off restarting failed container".into(),
+        type_: "Warning".into(),
+        event_time: Some(at(0)),
+        action: "BackOff".into(),
+        reporting_controller: "kubelet".into(),
+        reporting_instance: "node-1".into(),
+        ..Default::default()
+    };
+    assert_eq!(d.action, Action::Create);
+    assert_eq!(event_of(&d), &sent);
+    assert_eq!(
+        host.sink
+            .calls
+            .iter()
+            .map(|(_, c, _)| c.clone())
+            .collect::<Vec<_>>(),
+        [Call::Create(Box::new(sent.clone()))]
+    );
+    // Stored as sent, with the resource version the store assigned.
     let stored: Vec<&Event> = host.sink.store.events().collect();
     assert_eq!(stored.len(), 1);
-    let mut expected = sent;
-    expected.metadata.resource_version = written(&d).resource_version.clone();
+    let expected = Event {
+        metadata: ObjectMeta {
+            resource_version: "1".into(),
+            ..sent.metadata.clone()
+        },
+        ..sent
+    };
     assert_eq!(stored[0], &expected);
+    assert_eq!(written(&d).resource_version, "1");
 }
 
 #[test]
@@ -1146,7 +1184,7 @@ fn refusals_are_counted_and_never_reach_the_sink() {
         ),
         (
             Event {
-                metadata: hush_core::ObjectMeta {
+                metadata: ObjectMeta {
                     namespace: "other".into(),
                     ..Default::default()
                 },
