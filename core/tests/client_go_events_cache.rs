@@ -191,7 +191,6 @@ fn f_similar_events_should_aggregate() {
     let input = similar(None, "spec.containers{container1}");
     let (e, rule) = written(run(previous, input.clone(), 5));
     assert_eq!(rule, Rule::Aggregated);
-    assert_eq!(e.message, format!("{COMBINED_PREFIX}similar message"));
     assert_eq!(e.message, "(combined from similar events): similar message");
     assert_eq!((e.reason.as_str(), e.count), ("similar", 1));
     assert_eq!(e.involved_object, input.involved_object);
@@ -254,7 +253,32 @@ fn aggregate_keys_by_reason() {
     let key = |e: &Event| KeyRef::of(e, KeyKind::Aggregate).client_go_string();
     assert_eq!(key(&a), key(&b));
     assert_ne!(key(&a), key(&c));
-    assert_ne!(a.message, b.message, "the local key is the message");
+}
+
+/// The aggregator counts distinct messages (its local keys form a set, §3):
+/// repeating a message adds nothing, so only the 10th distinct message in
+/// the window is aggregated, however many repeats came before it.
+#[test]
+fn a_repeated_message_does_not_count_towards_aggregation() {
+    let container = "spec.containers{container1}";
+    // 8 distinct messages, then the first one 5 more times: 13 events, but
+    // 8 messages.
+    let previous = || -> Vec<Event> {
+        (0..8)
+            .map(|i| similar(Some(i), container))
+            .chain((0..5).map(|_| similar(Some(0), container)))
+            .collect()
+    };
+    // The 9th distinct message passes through unchanged.
+    let (e, rule) = written(run(previous(), similar(Some(8), container), 5));
+    assert_eq!((e.count, rule), (1, Rule::FirstSeen));
+    assert_eq!(e.message, "similar message-8-similar message");
+    // The 10th is the first one aggregated.
+    let mut nine = previous();
+    nine.push(similar(Some(8), container));
+    let (e, rule) = written(run(nine, similar(None, container), 5));
+    assert_eq!((e.count, rule), (1, Rule::Aggregated));
+    assert_eq!(e.message, "(combined from similar events): similar message");
 }
 
 /// `TestEventSpamFilter`: burst 1, clock stepping 1 s per read.

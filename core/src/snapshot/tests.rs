@@ -476,7 +476,8 @@ fn aggregator_windows_serialise_sorted() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
-    /// Damaged snapshots restore or fail; they never panic.
+    /// Damaged snapshots restore or fail; they never panic, and what they
+    /// restore to round-trips.
     #[test]
     fn mutated_snapshots_never_panic(
         edits in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>(), 0u8..4), 1..8),
@@ -503,15 +504,14 @@ proptest! {
             bytes.truncate(cut.index(bytes.len() + 1));
         }
         for mode in [Mode::Legacy, Mode::Series] {
-            let restored = Recorder::restore(options(mode), &bytes);
-            if let Ok(recorder) = restored {
-                // Whatever was restored snapshots again without panicking.
-                let _ = recorder.snapshot();
+            if let Ok(recorder) = Recorder::restore(options(mode), &bytes) {
+                round_trips(mode, &recorder)?;
             }
         }
     }
 
-    /// Arbitrary payloads behind a valid header never panic either.
+    /// Arbitrary payloads behind a valid header never panic either, and
+    /// what they restore to round-trips.
     #[test]
     fn arbitrary_payloads_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..256), series in any::<bool>()) {
         let mode = if series { Mode::Series } else { Mode::Legacy };
@@ -519,8 +519,21 @@ proptest! {
         bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         bytes.push(mode_byte(mode));
         bytes.extend_from_slice(&payload);
-        let _ = Recorder::restore(options(mode), &bytes).map(|r| r.snapshot());
+        if let Ok(recorder) = Recorder::restore(options(mode), &bytes) {
+            round_trips(mode, &recorder)?;
+        }
     }
+}
+
+/// Whatever was restored snapshots again, and that snapshot restores to a
+/// recorder whose snapshot is the same bytes.
+fn round_trips(mode: Mode, recorder: &Recorder) -> Result<(), TestCaseError> {
+    let bytes = recorder.snapshot();
+    match Recorder::restore(options(mode), &bytes) {
+        Ok(again) => prop_assert_eq!(again.snapshot(), bytes),
+        Err(e) => prop_assert!(false, "a fresh snapshot does not restore: {e}"),
+    }
+    Ok(())
 }
 
 #[test]
