@@ -15,7 +15,7 @@ use hush_core::time::NANOS_PER_SECOND;
 use hush_core::writer::Retried;
 use hush_core::{
     Action, DropCause, Event, EventSource, Explanation, ObjectReference, Options, Recorder, Rule,
-    Sink, SinkError, Stored, Timestamp, WriteOp, WriteStatus,
+    Sink, SinkError, Stats, Stored, Timestamp, WriteOp, WriteStatus,
 };
 
 const SECOND: i64 = NANOS_PER_SECOND;
@@ -232,11 +232,56 @@ fn unreachable() -> SinkError {
     SinkError::Unreachable("connection refused".into())
 }
 
-/// Ticks at `now`, telling the sink the time first.
-fn tick(recorder: &mut Recorder, sink: &mut ScriptedSink, now: Timestamp) {
-    sink.now = now;
-    let reports = recorder.tick(now, sink);
-    assert!(reports.is_empty(), "legacy mode has no timers: {reports:?}");
+// ---------------------------------------------------------------------------
+// A recorder and its sink
+// ---------------------------------------------------------------------------
+
+/// A legacy recorder writing through a scripted sink on the test's clock:
+/// the sink is told the time before every call.
+struct Legacy {
+    recorder: Recorder,
+    sink: ScriptedSink,
+}
+
+impl Legacy {
+    fn new(options: Options, sink: ScriptedSink) -> Self {
+        Legacy {
+            recorder: new_recorder(options),
+            sink,
+        }
+    }
+
+    /// With the default options.
+    fn with_sink(sink: ScriptedSink) -> Self {
+        Self::new(Options::default(), sink)
+    }
+
+    /// Prepares and observes `event` at `now`.
+    fn record(&mut self, event: Event, now: Timestamp) -> Recorded {
+        self.sink.now = now;
+        record(&mut self.recorder, &mut self.sink, event, now)
+    }
+
+    /// An occurrence of `reason` about pod ns/`name` at `now`.
+    fn occur(&mut self, name: &str, reason: &str, now: Timestamp) -> Recorded {
+        self.record(pod_event("ns", name, reason), now)
+    }
+
+    /// Ticks at `now`, which in legacy mode only retries held writes.
+    fn tick(&mut self, now: Timestamp) {
+        self.sink.now = now;
+        let reports = self.recorder.tick(now, &mut self.sink);
+        assert!(reports.is_empty(), "legacy mode has no timers: {reports:?}");
+    }
+
+    fn stats(&self) -> Stats {
+        self.recorder.stats()
+    }
+
+    /// The stored event `name` in namespace ns.
+    fn stored(&self, name: &str) -> Option<&Event> {
+        self.sink.store.get("ns", name)
+    }
 }
 
 fn held_until(status: &WriteStatus) -> Timestamp {
@@ -427,24 +472,17 @@ fn test_eventf() {
 
 #[test]
 fn test_eventf_no_namespace() {
-    let mut store = MemoryStore::new();
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
     let object = ObjectReference {
         namespace: String::new(),
         ..pod()
     };
-    let now = at(1);
-    let r = record(
-        &mut recorder,
-        &mut store,
-        eventf(object, "Started", "some verbose message: 1"),
-        now,
-    );
+    let r = legacy.record(eventf(object, "Started", "some verbose message: 1"), at(1));
     assert_eq!((r.action, r.event.count), (Action::Create, 1));
     assert_eq!(r.event.metadata.namespace, "default");
     assert_eq!(r.event.involved_object.namespace, "");
     assert!(r.event.metadata.name.starts_with("foo."));
-    let stored = store.get("default", &r.event.metadata.name).unwrap();
+    let stored = legacy.sink.store.get("default", r.event.name()).unwrap();
     assert_eq!(
         (stored.count, stored.involved_object.namespace.as_str()),
         (1, "")
@@ -493,16 +531,13 @@ fn test_multi_sink_cache() {
 
     // Two sinks watching one broadcaster: every event goes to both, and
     // each makes TestEventf's decisions.
-    let (mut a, mut b) = (
-        new_recorder(Options::default()),
-        new_recorder(Options::default()),
-    );
-    let (mut sa, mut sb) = (MemoryStore::new(), MemoryStore::new());
+    let mut a = Legacy::with_sink(ScriptedSink::new([]));
+    let mut b = Legacy::with_sink(ScriptedSink::new([]));
     for (i, case) in EVENTF_TABLE.iter().enumerate() {
         let now = at(i as i64 + 1);
         let input = eventf((case.object)(), case.reason, case.message);
-        let ra = record(&mut a, &mut sa, input.clone(), now);
-        let rb = record(&mut b, &mut sb, input, now);
+        let ra = a.record(input.clone(), now);
+        let rb = b.record(input, now);
         for r in [&ra, &rb] {
             assert_eq!(
                 (r.action, r.event.count, stored_count(&r.write)),
@@ -513,8 +548,9 @@ fn test_multi_sink_cache() {
         }
     }
     // Four events each, from four creates and three patches.
-    assert_eq!((sa.len(), sa.writes), (4, 7));
-    assert_eq!((sb.len(), sb.writes), (4, 7));
+    for sink in [&a.sink, &b.sink] {
+        assert_eq!((sink.store.len(), sink.store.writes), (4, 7));
+    }
 }
 
 #[test]
@@ -522,12 +558,11 @@ fn test_update_expired_event() {
     // An incoming event that already has count 2 and a resource version,
     // but is not cached: patched (the choice is made on count > 1); the
     // event is gone (404), so it is created, resource version cleared.
-    let mut sink = ScriptedSink::new([]);
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
     let mut input = eventf(pod(), "Started", "some verbose message: 1");
     input.count = 2;
     input.metadata.resource_version = "updated-resource-version".into();
-    let r = record(&mut recorder, &mut sink, input, at(1));
+    let r = legacy.record(input, at(1));
     assert_eq!(r.action, Action::Patch);
     assert_eq!(r.why.rule, Rule::FirstSeen);
     assert_eq!(
@@ -535,8 +570,8 @@ fn test_update_expired_event() {
         "updated-resource-version"
     );
 
-    assert_eq!(sink.calls.len(), 2, "{:?}", sink.calls);
-    match &sink.calls[0].1 {
+    assert_eq!(legacy.sink.calls.len(), 2, "{:?}", legacy.sink.calls);
+    match &legacy.sink.calls[0].1 {
         Call::Patch {
             namespace,
             name,
@@ -547,7 +582,7 @@ fn test_update_expired_event() {
         }
         other => panic!("expected a patch first, got {other:?}"),
     }
-    match &sink.calls[1].1 {
+    match &legacy.sink.calls[1].1 {
         Call::Create(created) => {
             assert_eq!(created.metadata.resource_version, "");
             assert_eq!(created.metadata.name, r.event.metadata.name);
@@ -565,9 +600,9 @@ fn test_update_expired_event() {
         }
         other => panic!("{other:?}"),
     }
-    let stats = recorder.stats();
+    let stats = legacy.stats();
     assert_eq!((stats.created, stats.patched, stats.sink_errors), (1, 0, 1));
-    assert_eq!(sink.store.len(), 1);
+    assert_eq!(legacy.sink.store.len(), 1);
 }
 
 // ---------------------------------------------------------------------------
@@ -576,87 +611,64 @@ fn test_update_expired_event() {
 
 #[test]
 fn already_exists_is_final_and_counted() {
-    let mut sink = ScriptedSink::new([Some(SinkError::AlreadyExists)]);
-    let mut recorder = new_recorder(Options::default());
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(0),
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(SinkError::AlreadyExists)]));
+    let r = legacy.occur("a", "Started", at(0));
     assert_eq!(r.action, Action::Create);
     assert_eq!(r.write, WriteStatus::Dropped(DropCause::AlreadyExists));
-    let stats = recorder.stats();
+    let stats = legacy.stats();
     assert_eq!(stats.dropped_already_exists, 1);
     assert_eq!((stats.retries, stats.held_total, stats.held), (0, 0, 0));
-    assert_eq!(recorder.next_due(), None, "nothing to retry");
-    tick(&mut recorder, &mut sink, at(3600));
-    assert_eq!(sink.calls.len(), 1, "not retried");
-    assert!(recorder.take_retried().is_empty());
+    assert_eq!(legacy.recorder.next_due(), None, "nothing to retry");
+    legacy.tick(at(3600));
+    assert_eq!(legacy.sink.calls.len(), 1, "not retried");
+    assert!(legacy.recorder.take_retried().is_empty());
 
     // The sink is not in backoff: the next event is written at once.
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "b", "Started"),
-        at(1),
-    );
+    let r = legacy.occur("b", "Started", at(1));
     assert!(matches!(r.write, WriteStatus::Written(_)), "{:?}", r.write);
-    assert_eq!(sink.calls.len(), 2);
+    assert_eq!(legacy.sink.calls.len(), 2);
 }
 
 #[test]
 fn invalid_is_final_and_counted() {
-    let mut sink = ScriptedSink::new([Some(SinkError::Invalid("message too long".into()))]);
-    let mut recorder = new_recorder(Options::default());
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(0),
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(SinkError::Invalid(
+        "message too long".into(),
+    ))]));
+    let r = legacy.occur("a", "Started", at(0));
     assert_eq!(
         r.write,
         WriteStatus::Dropped(DropCause::Invalid("message too long".into()))
     );
-    let stats = recorder.stats();
+    let stats = legacy.stats();
     assert_eq!(
         (stats.dropped_invalid, stats.retries, stats.held_total),
         (1, 0, 0)
     );
-    assert_eq!(recorder.next_due(), None);
-    tick(&mut recorder, &mut sink, at(3600));
-    assert_eq!(sink.calls.len(), 1, "not retried");
+    assert_eq!(legacy.recorder.next_due(), None);
+    legacy.tick(at(3600));
+    assert_eq!(legacy.sink.calls.len(), 1, "not retried");
 }
 
 #[test]
 fn invalid_patch_is_final_without_a_create() {
     // client-go: a non-404 patch failure is a StatusError and is dropped
     // without trying a create.
-    let mut sink = ScriptedSink::new([None, Some(SinkError::Invalid("bad patch".into()))]);
-    let mut recorder = new_recorder(Options::default());
-    let first = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(0),
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([
+        None,
+        Some(SinkError::Invalid("bad patch".into())),
+    ]));
+    let first = legacy.occur("a", "Started", at(0));
     assert!(matches!(first.write, WriteStatus::Written(_)));
-    let again = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(1),
-    );
+    let again = legacy.occur("a", "Started", at(1));
     assert_eq!(again.action, Action::Patch);
     assert_eq!(
         again.write,
         WriteStatus::Dropped(DropCause::Invalid("bad patch".into()))
     );
-    assert_eq!(sink.calls.len(), 2);
-    assert!(sink.calls[0].1.is_create() && !sink.calls[1].1.is_create());
-    assert_eq!(recorder.stats().dropped_invalid, 1);
-    assert_eq!(recorder.next_due(), None);
+    assert_eq!(legacy.sink.calls.len(), 2);
+    assert!(legacy.sink.calls[0].1.is_create() && !legacy.sink.calls[1].1.is_create());
+    assert_eq!(legacy.stats().dropped_invalid, 1);
+    assert_eq!(legacy.recorder.next_due(), None);
 }
 
 // ---------------------------------------------------------------------------
@@ -665,48 +677,36 @@ fn invalid_patch_is_final_without_a_create() {
 
 #[test]
 fn throttled_holds_the_write_until_the_backoff_expires() {
-    let mut sink = ScriptedSink::new([Some(throttled(None))]);
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(None))]));
     let t0 = at(0);
-    let a = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        t0,
-    );
+    let a = legacy.occur("a", "Started", t0);
     let retry_at = held_until(&a.write);
     // Initial backoff 1 s, jittered by up to +25 %.
     assert!(
         retry_at >= t0.plus_nanos(SECOND) && retry_at <= t0.plus_nanos(1250 * MILLI),
         "{retry_at:?}"
     );
-    assert_eq!(recorder.next_due(), Some(retry_at));
-    assert_eq!(recorder.stats().throttled, 1);
+    assert_eq!(legacy.recorder.next_due(), Some(retry_at));
+    assert_eq!(legacy.stats().throttled, 1);
 
     // Another event during the backoff is held without calling the sink.
     let half = t0.plus_nanos(500 * MILLI);
-    sink.now = half;
-    let b = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "b", "Started"),
-        half,
-    );
+    let b = legacy.occur("b", "Started", half);
     assert_eq!(held_until(&b.write), retry_at);
-    assert_eq!(sink.calls.len(), 1);
+    assert_eq!(legacy.sink.calls.len(), 1);
 
     // Ticks before the backoff expires do not call the sink.
     for before in [t0.plus_nanos(900 * MILLI), retry_at.plus_nanos(-1)] {
-        tick(&mut recorder, &mut sink, before);
-        assert_eq!(sink.calls.len(), 1, "called at {before:?}");
+        legacy.tick(before);
+        assert_eq!(legacy.sink.calls.len(), 1, "called at {before:?}");
     }
-    assert_eq!(recorder.stats().held, 2);
+    assert_eq!(legacy.stats().held, 2);
 
     // The sink has recovered: the first tick at the due instant writes both,
     // oldest first.
-    tick(&mut recorder, &mut sink, retry_at);
-    assert_eq!(sink.call_instants(), [t0, retry_at, retry_at]);
-    let retried: Vec<Retried> = recorder.take_retried();
+    legacy.tick(retry_at);
+    assert_eq!(legacy.sink.call_instants(), [t0, retry_at, retry_at]);
+    let retried: Vec<Retried> = legacy.recorder.take_retried();
     let names: Vec<&str> = retried.iter().map(|r| r.op.event().name()).collect();
     assert_eq!(names, [a.event.name(), b.event.name()]);
     assert!(
@@ -714,13 +714,13 @@ fn throttled_holds_the_write_until_the_backoff_expires() {
             .iter()
             .all(|r| matches!(r.status, WriteStatus::Written(_)))
     );
-    assert_eq!(sink.store.len(), 2);
-    let stats = recorder.stats();
+    assert_eq!(legacy.sink.store.len(), 2);
+    let stats = legacy.stats();
     assert_eq!(
         (stats.created, stats.held_total, stats.held, stats.retries),
         (2, 2, 0, 2)
     );
-    assert_eq!(recorder.next_due(), None);
+    assert_eq!(legacy.recorder.next_due(), None);
 }
 
 #[test]
@@ -730,15 +730,9 @@ fn throttled_backoff_doubles_and_the_first_tick_after_recovery_writes() {
         backoff_max_ms: NonZeroU32::new(6_000).unwrap(),
         ..Options::default()
     };
-    let mut sink = ScriptedSink::failing(throttled(None));
-    let mut recorder = new_recorder(options);
+    let mut legacy = Legacy::new(options, ScriptedSink::failing(throttled(None)));
     let t0 = at(0);
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        t0,
-    );
+    let r = legacy.occur("a", "Started", t0);
     let mut due = held_until(&r.write);
     let mut previous = t0;
     // 1 s, 2 s, 4 s, then capped at 6 s; each jittered by up to +25 %
@@ -753,64 +747,58 @@ fn throttled_backoff_doubles_and_the_first_tick_after_recovery_writes() {
             delay >= base * MILLI && delay <= max * MILLI,
             "backoff {n}: {delay} ns, expected {base}..={max} ms"
         );
-        assert_eq!(recorder.next_due(), Some(due));
-        tick(&mut recorder, &mut sink, due.plus_nanos(-1));
-        assert_eq!(sink.calls.len(), n + 1, "not before the backoff expires");
-        tick(&mut recorder, &mut sink, due);
-        assert_eq!(sink.calls.len(), n + 2);
+        assert_eq!(legacy.recorder.next_due(), Some(due));
+        legacy.tick(due.plus_nanos(-1));
+        assert_eq!(
+            legacy.sink.calls.len(),
+            n + 1,
+            "not before the backoff expires"
+        );
+        legacy.tick(due);
+        assert_eq!(legacy.sink.calls.len(), n + 2);
         previous = due;
-        due = recorder.next_due().expect("still held");
+        due = legacy.recorder.next_due().expect("still held");
     }
     assert!(
-        recorder.take_retried().is_empty(),
+        legacy.recorder.take_retried().is_empty(),
         "a failing retry stays held"
     );
 
     // The sink recovers; the next due tick writes the held event.
-    sink.otherwise = None;
-    tick(&mut recorder, &mut sink, due);
-    assert_eq!(*sink.call_instants().last().unwrap(), due);
-    let retried = recorder.take_retried();
+    legacy.sink.otherwise = None;
+    legacy.tick(due);
+    assert_eq!(*legacy.sink.call_instants().last().unwrap(), due);
+    let retried = legacy.recorder.take_retried();
     assert_eq!(retried.len(), 1);
     assert_eq!(stored_count(&retried[0].status), 1);
-    assert_eq!(sink.store.len(), 1);
-    assert_eq!(recorder.next_due(), None);
-    assert_eq!(recorder.stats().throttled, 6);
+    assert_eq!(legacy.sink.store.len(), 1);
+    assert_eq!(legacy.recorder.next_due(), None);
+    assert_eq!(legacy.stats().throttled, 6);
 }
 
 #[test]
 fn retry_after_is_honoured() {
     let retry_after = 30 * SECOND;
-    let mut sink = ScriptedSink::new([Some(throttled(Some(retry_after as u64)))]);
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(Some(
+        retry_after as u64,
+    )))]));
     let t0 = at(0);
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        t0,
-    );
+    let r = legacy.occur("a", "Started", t0);
     let retry_at = held_until(&r.write);
     assert!(retry_at >= t0.plus_nanos(retry_after), "{retry_at:?}");
     // Retry-After (30 s) exceeds the jittered backoff (at most 1.25 s).
     assert_eq!(retry_at, t0.plus_nanos(retry_after));
     for before in [t0.plus_nanos(2 * SECOND), retry_at.plus_nanos(-1)] {
-        tick(&mut recorder, &mut sink, before);
-        assert_eq!(sink.calls.len(), 1);
+        legacy.tick(before);
+        assert_eq!(legacy.sink.calls.len(), 1);
     }
-    tick(&mut recorder, &mut sink, retry_at);
-    assert_eq!(sink.call_instants(), [t0, retry_at]);
-    assert_eq!(sink.store.len(), 1);
+    legacy.tick(retry_at);
+    assert_eq!(legacy.sink.call_instants(), [t0, retry_at]);
+    assert_eq!(legacy.sink.store.len(), 1);
 
     // A Retry-After shorter than the backoff does not shorten it.
-    let mut sink = ScriptedSink::new([Some(throttled(Some(1_000)))]);
-    let mut recorder = new_recorder(Options::default());
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        t0,
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(Some(1_000)))]));
+    let r = legacy.occur("a", "Started", t0);
     assert!(held_until(&r.write) >= t0.plus_nanos(SECOND));
 }
 
@@ -820,42 +808,37 @@ fn retry_after_is_honoured() {
 
 #[test]
 fn unreachable_reconnects_at_once_then_1_2_4_to_64_s_then_every_60_s() {
-    let mut sink = ScriptedSink::failing(unreachable());
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::failing(unreachable()));
     let t0 = at(0);
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        t0,
-    );
+    let r = legacy.occur("a", "Started", t0);
     assert_eq!(held_until(&r.write), at(1));
-    while sink.calls.len() < 14 {
-        let due = recorder.next_due().expect("held");
-        tick(&mut recorder, &mut sink, due.plus_nanos(-1));
-        tick(&mut recorder, &mut sink, due);
+    while legacy.sink.calls.len() < 14 {
+        let due = legacy.recorder.next_due().expect("held");
+        legacy.tick(due.plus_nanos(-1));
+        legacy.tick(due);
     }
-    let gaps: Vec<i64> = sink
+    let gaps: Vec<i64> = legacy
+        .sink
         .call_instants()
         .windows(2)
         .map(|w| w[1].nanos_since(w[0]) / SECOND)
         .collect();
     assert_eq!(gaps, [0, 1, 2, 4, 8, 16, 32, 64, 60, 60, 60, 60, 60]);
-    assert_eq!(sink.calls[0].0, t0);
-    assert!(sink.calls.iter().all(|(_, c)| c.is_create()));
+    assert_eq!(legacy.sink.calls[0].0, t0);
+    assert!(legacy.sink.calls.iter().all(|(_, c)| c.is_create()));
 
     // The API server is back: the next due tick writes the event.
-    sink.otherwise = None;
-    let due = recorder.next_due().unwrap();
+    legacy.sink.otherwise = None;
+    let due = legacy.recorder.next_due().unwrap();
     assert_eq!(due, at(127 + 6 * 60));
-    tick(&mut recorder, &mut sink, due);
-    assert_eq!(sink.calls.len(), 15);
-    assert_eq!(sink.store.len(), 1);
-    let stats = recorder.stats();
+    legacy.tick(due);
+    assert_eq!(legacy.sink.calls.len(), 15);
+    assert_eq!(legacy.sink.store.len(), 1);
+    let stats = legacy.stats();
     assert_eq!((stats.unreachable, stats.created, stats.held), (14, 1, 0));
     // One immediate reconnect inside observe, then one per tick.
     assert_eq!(stats.retries, 14);
-    assert_eq!(recorder.next_due(), None);
+    assert_eq!(legacy.recorder.next_due(), None);
 }
 
 // ---------------------------------------------------------------------------
@@ -867,16 +850,12 @@ fn held_writes_for_one_event_merge_into_the_total_count() {
     // The first create is throttled for an hour; four more occurrences
     // arrive meanwhile. They merge into one held write carrying count 5:
     // the latest patch, which creates the event when it is not there.
-    let mut sink = ScriptedSink::new([Some(throttled(Some(3600 * SECOND as u64)))]);
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(Some(
+        3600 * SECOND as u64,
+    )))]));
     let mut first_name = String::new();
     for i in 0..5 {
-        let r = record(
-            &mut recorder,
-            &mut sink,
-            pod_event("ns", "a", "BackOff"),
-            at(i),
-        );
+        let r = legacy.occur("a", "BackOff", at(i));
         assert_eq!(held_until(&r.write), at(3600));
         assert_eq!(r.event.count, i as i32 + 1);
         if i == 0 {
@@ -884,30 +863,25 @@ fn held_writes_for_one_event_merge_into_the_total_count() {
         }
         assert_eq!(r.event.metadata.name, first_name);
     }
-    let stats = recorder.stats();
+    let stats = legacy.stats();
     assert_eq!((stats.held_total, stats.merged, stats.held), (1, 4, 1));
-    assert_eq!(sink.calls.len(), 1);
+    assert_eq!(legacy.sink.calls.len(), 1);
 
-    tick(&mut recorder, &mut sink, at(3600));
-    assert_eq!(sink.calls.len(), 3, "{:?}", sink.calls);
+    legacy.tick(at(3600));
+    assert_eq!(legacy.sink.calls.len(), 3, "{:?}", legacy.sink.calls);
     assert!(
-        matches!(&sink.calls[1].1, Call::Patch { .. }),
+        matches!(&legacy.sink.calls[1].1, Call::Patch { .. }),
         "the merged write is the latest patch"
     );
-    match &sink.calls[2].1 {
+    match &legacy.sink.calls[2].1 {
         Call::Create(e) => assert_eq!(e.count, 5),
         other => panic!("the patch's 404 fallback creates the event: {other:?}"),
     }
-    let stored = sink.store.get("ns", &first_name).unwrap();
+    let stored = legacy.stored(&first_name).unwrap();
     assert_eq!(stored.count, 5, "the total number of occurrences");
 
     // The correlator now holds the stored state: the next one is count 6.
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "BackOff"),
-        at(3601),
-    );
+    let r = legacy.occur("a", "BackOff", at(3601));
     assert_eq!((r.action, stored_count(&r.write)), (Action::Patch, 6));
 }
 
@@ -915,31 +889,23 @@ fn held_writes_for_one_event_merge_into_the_total_count() {
 fn held_patches_merge_into_the_latest() {
     // Created fine, then the sink is throttled: five repeats merge into one
     // held patch with the latest count.
-    let mut sink = ScriptedSink::new([None, Some(throttled(Some(600 * SECOND as u64)))]);
-    let mut recorder = new_recorder(Options::default());
-    let first = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "BackOff"),
-        at(0),
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([
+        None,
+        Some(throttled(Some(600 * SECOND as u64))),
+    ]));
+    let first = legacy.occur("a", "BackOff", at(0));
     assert!(matches!(first.write, WriteStatus::Written(_)));
     let mut due = None;
     for i in 1..6 {
-        let r = record(
-            &mut recorder,
-            &mut sink,
-            pod_event("ns", "a", "BackOff"),
-            at(i),
-        );
+        let r = legacy.occur("a", "BackOff", at(i));
         assert_eq!(r.action, Action::Patch);
         // Retry-After 600 s from the first throttled answer, at t = 1 s.
         assert_eq!(held_until(&r.write), at(601));
         due = Some(held_until(&r.write));
     }
-    assert_eq!(recorder.stats().merged, 4);
-    tick(&mut recorder, &mut sink, due.unwrap());
-    let calls: Vec<&Call> = sink.calls.iter().map(|(_, c)| c).collect();
+    assert_eq!(legacy.stats().merged, 4);
+    legacy.tick(due.unwrap());
+    let calls: Vec<&Call> = legacy.sink.calls.iter().map(|(_, c)| c).collect();
     assert_eq!(calls.len(), 3);
     match calls[2] {
         Call::Patch {
@@ -951,7 +917,7 @@ fn held_patches_merge_into_the_latest() {
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(sink.store.get("ns", first.event.name()).unwrap().count, 6);
+    assert_eq!(legacy.stored(first.event.name()).unwrap().count, 6);
 }
 
 #[test]
@@ -960,62 +926,39 @@ fn a_full_held_queue_drops_writes_for_new_events() {
         max_held_writes: NonZeroUsize::new(2).unwrap(),
         ..Options::default()
     };
-    let mut sink = ScriptedSink::new([Some(throttled(Some(60 * SECOND as u64)))]);
-    let mut recorder = new_recorder(options);
-    assert_eq!(recorder.held_capacity(), 2);
-    let a = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(0),
+    let mut legacy = Legacy::new(
+        options,
+        ScriptedSink::new([Some(throttled(Some(60 * SECOND as u64)))]),
     );
-    let b = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "b", "Started"),
-        at(1),
-    );
+    assert_eq!(legacy.recorder.held_capacity(), 2);
+    let a = legacy.occur("a", "Started", at(0));
+    let b = legacy.occur("b", "Started", at(1));
     held_until(&a.write);
     held_until(&b.write);
-    let c = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "c", "Started"),
-        at(2),
-    );
+    let c = legacy.occur("c", "Started", at(2));
     assert_eq!(c.action, Action::Create);
     assert_eq!(c.write, WriteStatus::Dropped(DropCause::HeldQueueFull));
-    let stats = recorder.stats();
+    let stats = legacy.stats();
     assert_eq!((stats.dropped_held_queue_full, stats.held), (1, 2));
 
     // A write for an event already held still merges into its slot.
-    let a2 = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(3),
-    );
+    let a2 = legacy.occur("a", "Started", at(3));
     held_until(&a2.write);
-    assert_eq!(recorder.stats().merged, 1);
-    assert_eq!(sink.calls.len(), 1);
+    assert_eq!(legacy.stats().merged, 1);
+    assert_eq!(legacy.sink.calls.len(), 1);
 
-    tick(&mut recorder, &mut sink, at(60));
-    assert_eq!(sink.store.get("ns", a.event.name()).unwrap().count, 2);
-    assert_eq!(sink.store.get("ns", b.event.name()).unwrap().count, 1);
-    assert!(sink.store.get("ns", c.event.name()).is_none());
+    legacy.tick(at(60));
+    assert_eq!(legacy.stored(a.event.name()).unwrap().count, 2);
+    assert_eq!(legacy.stored(b.event.name()).unwrap().count, 1);
+    assert!(legacy.stored(c.event.name()).is_none());
 
     // The dropped event's count stayed in the correlator: its next
     // occurrence is a patch with count 2, which becomes a create (404).
-    let c2 = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "c", "Started"),
-        at(61),
-    );
+    let c2 = legacy.occur("c", "Started", at(61));
     assert_eq!((c2.action, c2.event.count), (Action::Patch, 2));
     assert_eq!(c2.event.metadata.name, c.event.metadata.name);
     assert_eq!(stored_count(&c2.write), 2);
-    assert_eq!(sink.store.get("ns", c.event.name()).unwrap().count, 2);
+    assert_eq!(legacy.stored(c.event.name()).unwrap().count, 2);
 }
 
 /// After a throttled write is held, its retry gets a final answer (409): the
@@ -1028,30 +971,21 @@ fn a_full_held_queue_drops_writes_for_new_events() {
 /// `Failing`.
 #[test]
 fn a_final_answer_to_a_retry_ends_the_backoff() {
-    let mut sink = ScriptedSink::new([Some(throttled(None)), Some(SinkError::AlreadyExists)]);
-    let mut recorder = new_recorder(Options::default());
-    let a = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(0),
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([
+        Some(throttled(None)),
+        Some(SinkError::AlreadyExists),
+    ]));
+    let a = legacy.occur("a", "Started", at(0));
     let due = held_until(&a.write);
-    tick(&mut recorder, &mut sink, due);
-    let retried = recorder.take_retried();
+    legacy.tick(due);
+    let retried = legacy.recorder.take_retried();
     assert_eq!(
         retried[0].status,
         WriteStatus::Dropped(DropCause::AlreadyExists)
     );
-    assert_eq!(recorder.next_due(), None);
+    assert_eq!(legacy.recorder.next_due(), None);
 
-    sink.now = at(10);
-    let b = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "b", "Started"),
-        at(10),
-    );
+    let b = legacy.occur("b", "Started", at(10));
     assert!(
         matches!(b.write, WriteStatus::Written(_)),
         "held although the backoff expired: {:?}",
@@ -1079,23 +1013,11 @@ fn spam_filtered_occurrences_still_count() {
     // The logger counts every occurrence before the filter runs, dropped
     // ones included, so the 31st is written with count 31 (1 create,
     // patches with counts 2-25, 5 drops, a patch with count 31).
-    let mut store = MemoryStore::new();
-    let mut recorder = new_recorder(Options::default());
-    let mut results = Vec::new();
-    for i in 0..30 {
-        results.push(record(
-            &mut recorder,
-            &mut store,
-            pod_event("ns", "a", "BackOff"),
-            at(i),
-        ));
-    }
-    let last = record(
-        &mut recorder,
-        &mut store,
-        pod_event("ns", "a", "BackOff"),
-        at(29 + 330),
-    );
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
+    let results: Vec<Recorded> = (0..30)
+        .map(|i| legacy.occur("a", "BackOff", at(i)))
+        .collect();
+    let last = legacy.occur("a", "BackOff", at(29 + 330));
 
     assert_eq!(results[0].action, Action::Create);
     for (i, r) in results.iter().enumerate() {
@@ -1122,9 +1044,9 @@ fn spam_filtered_occurrences_still_count() {
         Some(Patch::Legacy(p)) => assert_eq!(p.count, 31),
         other => panic!("{other:?}"),
     }
-    assert_eq!(store.len(), 1);
-    assert_eq!(store.events().next().unwrap().count, 31);
-    let stats = recorder.stats();
+    assert_eq!(legacy.sink.store.len(), 1);
+    assert_eq!(legacy.sink.store.events().next().unwrap().count, 31);
+    let stats = legacy.stats();
     assert_eq!(
         (
             stats.observed,
@@ -1142,47 +1064,25 @@ fn spam_filter_refills_one_token_per_300_s() {
     // second t, so a 31st occurrence at t = 299 s is still dropped
     // (0.9967 tokens) and one at t = 300 s passes (1.00000002 tokens),
     // carrying every occurrence in its count.
-    let mut store = MemoryStore::new();
-    let mut recorder = new_recorder(Options::default());
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
     for i in 0..30 {
-        record(
-            &mut recorder,
-            &mut store,
-            pod_event("ns", "a", "BackOff"),
-            at(i),
-        );
+        legacy.occur("a", "BackOff", at(i));
     }
-    let early = record(
-        &mut recorder,
-        &mut store,
-        pod_event("ns", "a", "BackOff"),
-        at(299),
-    );
+    let early = legacy.occur("a", "BackOff", at(299));
     assert_eq!((early.action, early.why.count), (Action::Drop, 31));
-    let on_time = record(
-        &mut recorder,
-        &mut store,
-        pod_event("ns", "a", "BackOff"),
-        at(300),
-    );
+    let on_time = legacy.occur("a", "BackOff", at(300));
     assert_eq!((on_time.action, on_time.event.count), (Action::Patch, 32));
-    assert_eq!(store.events().next().unwrap().count, 32);
+    assert_eq!(legacy.sink.store.events().next().unwrap().count, 32);
 }
 
 #[test]
 fn write_ops_carry_the_event_written() {
     // The op reported for a retried write is the one the sink received.
-    let mut sink = ScriptedSink::new([Some(throttled(None))]);
-    let mut recorder = new_recorder(Options::default());
-    let r = record(
-        &mut recorder,
-        &mut sink,
-        pod_event("ns", "a", "Started"),
-        at(0),
-    );
-    tick(&mut recorder, &mut sink, held_until(&r.write));
-    let retried = recorder.take_retried();
+    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(None))]));
+    let r = legacy.occur("a", "Started", at(0));
+    legacy.tick(held_until(&r.write));
+    let retried = legacy.recorder.take_retried();
     assert_eq!(retried.len(), 1);
     assert_eq!(retried[0].op, WriteOp::Create(r.event.clone()));
-    assert_eq!(sink.calls[1].1, Call::Create(Box::new(r.event)));
+    assert_eq!(legacy.sink.calls[1].1, Call::Create(Box::new(r.event)));
 }
