@@ -6,16 +6,18 @@
 //! core/src/writer.rs (which differs from client-go's `recordToSink` on
 //! purpose: no sleeping, one probe at a time, held writes merge).
 
-use std::collections::VecDeque;
 use std::num::{NonZeroU32, NonZeroUsize};
 
+mod common;
+
+use common::{Call, ScriptedSink};
 use hush_core::patch::{LegacyPatch, Patch};
 use hush_core::store::MemoryStore;
 use hush_core::time::NANOS_PER_SECOND;
 use hush_core::writer::Retried;
 use hush_core::{
     Action, DropCause, Event, EventSource, Explanation, ObjectReference, Options, Recorder, Rule,
-    Sink, SinkError, Stats, Stored, Timestamp, WriteOp, WriteStatus,
+    Sink, SinkError, Stats, Timestamp, WriteOp, WriteStatus,
 };
 
 const SECOND: i64 = NANOS_PER_SECOND;
@@ -134,94 +136,6 @@ fn record(
 
 fn new_recorder(options: Options) -> Recorder {
     Recorder::new(options).expect("valid options")
-}
-
-// ---------------------------------------------------------------------------
-// A scripted sink
-// ---------------------------------------------------------------------------
-
-/// A call the writer made.
-#[derive(Clone, Debug, PartialEq)]
-enum Call {
-    Create(Box<Event>),
-    Patch {
-        namespace: String,
-        name: String,
-        patch: Patch,
-    },
-}
-
-impl Call {
-    fn is_create(&self) -> bool {
-        matches!(self, Call::Create(_))
-    }
-}
-
-/// Answers from a script, then from `otherwise`; a `None` answer lets the
-/// call through to a [`MemoryStore`]. Every call is recorded with the
-/// instant the test said it is (`now`), since a sink is not told the time.
-struct ScriptedSink {
-    store: MemoryStore,
-    now: Timestamp,
-    calls: Vec<(Timestamp, Call)>,
-    script: VecDeque<Option<SinkError>>,
-    otherwise: Option<SinkError>,
-}
-
-impl ScriptedSink {
-    fn new(script: impl IntoIterator<Item = Option<SinkError>>) -> Self {
-        ScriptedSink {
-            store: MemoryStore::new(),
-            now: start(),
-            calls: Vec::new(),
-            script: script.into_iter().collect(),
-            otherwise: None,
-        }
-    }
-
-    /// A sink that fails every call with `error` until told otherwise.
-    fn failing(error: SinkError) -> Self {
-        ScriptedSink {
-            otherwise: Some(error),
-            ..ScriptedSink::new([])
-        }
-    }
-
-    fn answer(&mut self, call: Call) -> Option<SinkError> {
-        self.calls.push((self.now, call));
-        self.script
-            .pop_front()
-            .unwrap_or_else(|| self.otherwise.clone())
-    }
-
-    fn call_instants(&self) -> Vec<Timestamp> {
-        self.calls.iter().map(|(t, _)| *t).collect()
-    }
-}
-
-impl Sink for ScriptedSink {
-    fn create(&mut self, event: &Event) -> Result<Stored, SinkError> {
-        match self.answer(Call::Create(Box::new(event.clone()))) {
-            Some(error) => Err(error),
-            None => self.store.create(event),
-        }
-    }
-
-    fn patch(&mut self, namespace: &str, name: &str, patch: &Patch) -> Result<Stored, SinkError> {
-        let call = Call::Patch {
-            namespace: namespace.into(),
-            name: name.into(),
-            patch: patch.clone(),
-        };
-        match self.answer(call) {
-            Some(error) => Err(error),
-            None => self.store.patch(namespace, name, patch),
-        }
-    }
-
-    fn list(&mut self, controller: &str, instance: &str) -> Result<Vec<Event>, SinkError> {
-        self.store.list(controller, instance)
-    }
 }
 
 fn throttled(retry_after_nanos: Option<u64>) -> SinkError {
@@ -472,7 +386,7 @@ fn test_eventf() {
 
 #[test]
 fn test_eventf_no_namespace() {
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::healthy());
     let object = ObjectReference {
         namespace: String::new(),
         ..pod()
@@ -531,8 +445,8 @@ fn test_multi_sink_cache() {
 
     // Two sinks watching one broadcaster: every event goes to both, and
     // each makes TestEventf's decisions.
-    let mut a = Legacy::with_sink(ScriptedSink::new([]));
-    let mut b = Legacy::with_sink(ScriptedSink::new([]));
+    let mut a = Legacy::with_sink(ScriptedSink::healthy());
+    let mut b = Legacy::with_sink(ScriptedSink::healthy());
     for (i, case) in EVENTF_TABLE.iter().enumerate() {
         let now = at(i as i64 + 1);
         let input = eventf((case.object)(), case.reason, case.message);
@@ -558,7 +472,7 @@ fn test_update_expired_event() {
     // An incoming event that already has count 2 and a resource version,
     // but is not cached: patched (the choice is made on count > 1); the
     // event is gone (404), so it is created, resource version cleared.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::healthy());
     let mut input = eventf(pod(), "Started", "some verbose message: 1");
     input.count = 2;
     input.metadata.resource_version = "updated-resource-version".into();
@@ -611,7 +525,7 @@ fn test_update_expired_event() {
 
 #[test]
 fn already_exists_is_final_and_counted() {
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(SinkError::AlreadyExists)]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(SinkError::AlreadyExists)]));
     let r = legacy.occur("a", "Started", at(0));
     assert_eq!(r.action, Action::Create);
     assert_eq!(r.write, WriteStatus::Dropped(DropCause::AlreadyExists));
@@ -631,7 +545,7 @@ fn already_exists_is_final_and_counted() {
 
 #[test]
 fn invalid_is_final_and_counted() {
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(SinkError::Invalid(
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(SinkError::Invalid(
         "message too long".into(),
     ))]));
     let r = legacy.occur("a", "Started", at(0));
@@ -653,7 +567,7 @@ fn invalid_is_final_and_counted() {
 fn invalid_patch_is_final_without_a_create() {
     // client-go: a non-404 patch failure is a StatusError and is dropped
     // without trying a create.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
         None,
         Some(SinkError::Invalid("bad patch".into())),
     ]));
@@ -677,7 +591,7 @@ fn invalid_patch_is_final_without_a_create() {
 
 #[test]
 fn throttled_holds_the_write_until_the_backoff_expires() {
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(None))]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(throttled(None))]));
     let t0 = at(0);
     let a = legacy.occur("a", "Started", t0);
     let retry_at = held_until(&a.write);
@@ -765,7 +679,7 @@ fn throttled_backoff_doubles_and_the_first_tick_after_recovery_writes() {
     );
 
     // The sink recovers; the next due tick writes the held event.
-    legacy.sink.otherwise = None;
+    legacy.sink.heal();
     legacy.tick(due);
     assert_eq!(*legacy.sink.call_instants().last().unwrap(), due);
     let retried = legacy.recorder.take_retried();
@@ -779,7 +693,7 @@ fn throttled_backoff_doubles_and_the_first_tick_after_recovery_writes() {
 #[test]
 fn retry_after_is_honoured() {
     let retry_after = 30 * SECOND;
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(Some(
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(throttled(Some(
         retry_after as u64,
     )))]));
     let t0 = at(0);
@@ -797,7 +711,7 @@ fn retry_after_is_honoured() {
     assert_eq!(legacy.sink.store.len(), 1);
 
     // A Retry-After shorter than the backoff does not shorten it.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(Some(1_000)))]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(throttled(Some(1_000)))]));
     let r = legacy.occur("a", "Started", t0);
     assert!(held_until(&r.write) >= t0.plus_nanos(SECOND));
 }
@@ -825,10 +739,10 @@ fn unreachable_reconnects_at_once_then_1_2_4_to_64_s_then_every_60_s() {
         .collect();
     assert_eq!(gaps, [0, 1, 2, 4, 8, 16, 32, 64, 60, 60, 60, 60, 60]);
     assert_eq!(legacy.sink.calls[0].0, t0);
-    assert!(legacy.sink.calls.iter().all(|(_, c)| c.is_create()));
+    assert!(legacy.sink.calls.iter().all(|(_, c, _)| c.is_create()));
 
     // The API server is back: the next due tick writes the event.
-    legacy.sink.otherwise = None;
+    legacy.sink.heal();
     let due = legacy.recorder.next_due().unwrap();
     assert_eq!(due, at(127 + 6 * 60));
     legacy.tick(due);
@@ -850,7 +764,7 @@ fn held_writes_for_one_event_merge_into_the_total_count() {
     // The first create is throttled for an hour; four more occurrences
     // arrive meanwhile. They merge into one held write carrying count 5:
     // the latest patch, which creates the event when it is not there.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(Some(
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(throttled(Some(
         3600 * SECOND as u64,
     )))]));
     let mut first_name = String::new();
@@ -889,7 +803,7 @@ fn held_writes_for_one_event_merge_into_the_total_count() {
 fn held_patches_merge_into_the_latest() {
     // Created fine, then the sink is throttled: five repeats merge into one
     // held patch with the latest count.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
         None,
         Some(throttled(Some(600 * SECOND as u64))),
     ]));
@@ -905,7 +819,7 @@ fn held_patches_merge_into_the_latest() {
     }
     assert_eq!(legacy.stats().merged, 4);
     legacy.tick(due.unwrap());
-    let calls: Vec<&Call> = legacy.sink.calls.iter().map(|(_, c)| c).collect();
+    let calls: Vec<&Call> = legacy.sink.calls.iter().map(|(_, c, _)| c).collect();
     assert_eq!(calls.len(), 3);
     match calls[2] {
         Call::Patch {
@@ -928,7 +842,7 @@ fn a_full_held_queue_drops_writes_for_new_events() {
     };
     let mut legacy = Legacy::new(
         options,
-        ScriptedSink::new([Some(throttled(Some(60 * SECOND as u64)))]),
+        ScriptedSink::scripted([Some(throttled(Some(60 * SECOND as u64)))]),
     );
     assert_eq!(legacy.recorder.held_capacity(), 2);
     let a = legacy.occur("a", "Started", at(0));
@@ -971,7 +885,7 @@ fn a_full_held_queue_drops_writes_for_new_events() {
 /// `Failing`.
 #[test]
 fn a_final_answer_to_a_retry_ends_the_backoff() {
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
         Some(throttled(None)),
         Some(SinkError::AlreadyExists),
     ]));
@@ -1013,7 +927,7 @@ fn spam_filtered_occurrences_still_count() {
     // The logger counts every occurrence before the filter runs, dropped
     // ones included, so the 31st is written with count 31 (1 create,
     // patches with counts 2-25, 5 drops, a patch with count 31).
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::healthy());
     let results: Vec<Recorded> = (0..30)
         .map(|i| legacy.occur("a", "BackOff", at(i)))
         .collect();
@@ -1064,7 +978,7 @@ fn spam_filter_refills_one_token_per_300_s() {
     // second t, so a 31st occurrence at t = 299 s is still dropped
     // (0.9967 tokens) and one at t = 300 s passes (1.00000002 tokens),
     // carrying every occurrence in its count.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::healthy());
     for i in 0..30 {
         legacy.occur("a", "BackOff", at(i));
     }
@@ -1078,7 +992,7 @@ fn spam_filter_refills_one_token_per_300_s() {
 #[test]
 fn write_ops_carry_the_event_written() {
     // The op reported for a retried write is the one the sink received.
-    let mut legacy = Legacy::with_sink(ScriptedSink::new([Some(throttled(None))]));
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(throttled(None))]));
     let r = legacy.occur("a", "Started", at(0));
     legacy.tick(held_until(&r.write));
     let retried = legacy.recorder.take_retried();

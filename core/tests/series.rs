@@ -7,18 +7,20 @@
 //! Every test follows the host protocol the replay driver uses: before an
 //! event observed at `t`, tick at each instant something is due up to `t`.
 
-use std::collections::VecDeque;
 use std::num::NonZeroUsize;
 
+mod common;
+
+use common::{Answer, Call, ScriptedSink};
 use hush_core::key::{KeyKind, KeyRef};
 use hush_core::kube_json::Observation;
 use hush_core::patch::Patch;
 use hush_core::replay::Decision;
-use hush_core::store::{MemoryStore, stored_count};
+use hush_core::store::stored_count;
 use hush_core::time::NANOS_PER_SECOND;
 use hush_core::{
     Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectMeta, ObjectReference, Options,
-    Recorder, Rule, Sink, SinkError, Stats, Stored, TickKind, TickReport, Timestamp, WriteOp,
+    Recorder, Rule, SinkError, Stats, Stored, TickKind, TickReport, Timestamp, WriteOp,
     WriteStatus,
 };
 
@@ -107,141 +109,6 @@ fn eventf(action: &str) -> Event {
 
 fn series_of(event: &Event) -> EventSeries {
     event.series.expect("a series")
-}
-
-// ---------------------------------------------------------------------------
-// A recording, scriptable sink
-// ---------------------------------------------------------------------------
-
-/// A call the writer made.
-#[derive(Clone, Debug, PartialEq)]
-enum Call {
-    Create(Box<Event>),
-    Patch {
-        namespace: String,
-        name: String,
-        patch: Patch,
-    },
-}
-
-impl Call {
-    fn is_create(&self) -> bool {
-        matches!(self, Call::Create(_))
-    }
-
-    fn name(&self) -> &str {
-        match self {
-            Call::Create(e) => &e.metadata.name,
-            Call::Patch { name, .. } => name,
-        }
-    }
-
-    fn series(&self) -> Option<EventSeries> {
-        match self {
-            Call::Create(e) => e.series,
-            Call::Patch {
-                patch: Patch::Series(s),
-                ..
-            } => Some(*s),
-            Call::Patch { .. } => None,
-        }
-    }
-}
-
-/// How the sink answers one call: let it through, fail it, or store it and
-/// still answer with an error (a timeout after the request landed).
-#[derive(Clone, Debug)]
-enum Answer {
-    Pass,
-    Fail(SinkError),
-    StoreThenFail(SinkError),
-}
-
-type Fault = Box<dyn FnMut(Timestamp, &Call) -> Answer>;
-
-/// Writes into a [`MemoryStore`], answering each call as `fault` says for the
-/// instant the test set (`now`: a sink is not told the time). Every call is
-/// recorded with that instant and the error it got, if any.
-struct ScriptedSink {
-    store: MemoryStore,
-    now: Timestamp,
-    calls: Vec<(Timestamp, Call, Option<SinkError>)>,
-    fault: Fault,
-}
-
-impl ScriptedSink {
-    fn healthy() -> Self {
-        Self::with(|_, _| Answer::Pass)
-    }
-
-    fn with(fault: impl FnMut(Timestamp, &Call) -> Answer + 'static) -> Self {
-        ScriptedSink {
-            store: MemoryStore::new(),
-            now: start(),
-            calls: Vec::new(),
-            fault: Box::new(fault),
-        }
-    }
-
-    /// Answers from a script of errors (`None` passes), then passes.
-    fn scripted(script: impl IntoIterator<Item = Option<SinkError>>) -> Self {
-        let mut script: VecDeque<_> = script.into_iter().collect();
-        Self::with(move |_, _| match script.pop_front().flatten() {
-            Some(e) => Answer::Fail(e),
-            None => Answer::Pass,
-        })
-    }
-
-    fn run(
-        &mut self,
-        call: Call,
-        write: impl FnOnce(&mut MemoryStore) -> Result<Stored, SinkError>,
-    ) -> Result<Stored, SinkError> {
-        let answer = (self.fault)(self.now, &call);
-        let result = match answer {
-            Answer::Pass => write(&mut self.store),
-            Answer::Fail(e) => Err(e),
-            Answer::StoreThenFail(e) => write(&mut self.store).and(Err(e)),
-        };
-        self.calls.push((self.now, call, result.clone().err()));
-        result
-    }
-
-    fn creates(&self) -> usize {
-        self.calls.iter().filter(|(_, c, _)| c.is_create()).count()
-    }
-
-    fn patches(&self) -> usize {
-        self.calls.len() - self.creates()
-    }
-
-    /// Instants of the calls answered with an error matching `pred`.
-    fn failed_at(&self, pred: impl Fn(&SinkError) -> bool) -> Vec<Timestamp> {
-        self.calls
-            .iter()
-            .filter(|(_, _, e)| e.as_ref().is_some_and(&pred))
-            .map(|(t, _, _)| *t)
-            .collect()
-    }
-}
-
-impl Sink for ScriptedSink {
-    fn create(&mut self, event: &Event) -> Result<Stored, SinkError> {
-        self.run(Call::Create(Box::new(event.clone())), |s| s.create(event))
-    }
-
-    fn patch(&mut self, namespace: &str, name: &str, patch: &Patch) -> Result<Stored, SinkError> {
-        let call = Call::Patch {
-            namespace: namespace.into(),
-            name: name.into(),
-            patch: patch.clone(),
-        };
-        self.run(call, |s| s.patch(namespace, name, patch))
-    }
-
-    fn list(&mut self, controller: &str, instance: &str) -> Result<Vec<Event>, SinkError> {
-        self.store.list(controller, instance)
-    }
 }
 
 // ---------------------------------------------------------------------------
