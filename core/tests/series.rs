@@ -198,6 +198,13 @@ impl Host {
     fn stats(&self) -> Stats {
         self.recorder.stats()
     }
+
+    /// The one event in the store, asserting there is exactly one.
+    fn only_stored(&self) -> &Event {
+        let stored: Vec<&Event> = self.sink.store.events().collect();
+        assert_eq!(stored.len(), 1, "{stored:?}");
+        stored[0]
+    }
 }
 
 fn written(decision: &Decision) -> &Stored {
@@ -285,13 +292,10 @@ fn two_identical_events_about_an_empty_reference_make_one_series_in_default() {
         host.observe(event(), at(0).plus_nanos(1)).action,
         Action::Patch
     );
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
-    assert_eq!(stored[0].metadata.namespace, "default");
-    assert!(hush_core::name::is_dns1123_subdomain(
-        &stored[0].metadata.name
-    ));
-    assert_eq!(series_of(stored[0]).count, 2);
+    let stored = host.only_stored();
+    assert_eq!(stored.metadata.namespace, "default");
+    assert!(hush_core::name::is_dns1123_subdomain(&stored.metadata.name));
+    assert_eq!(series_of(stored).count, 2);
 }
 
 // ---------------------------------------------------------------------------
@@ -443,10 +447,9 @@ fn test_refresh_existing_event_series() {
             (finish.kind, finish.at),
             (TickKind::Finish, at(36 * MINUTE))
         );
-        let stored: Vec<&Event> = host.sink.store.events().collect();
-        assert_eq!(stored.len(), 1);
+        let stored = host.only_stored();
         assert_eq!(
-            series_of(stored[0]),
+            series_of(stored),
             EventSeries {
                 count: 10,
                 last_observed_time: at(1440)
@@ -496,8 +499,7 @@ fn record_event_to_sink_a_singleton_is_stored_as_sent() {
         [Call::Create(Box::new(sent.clone()))]
     );
     // Stored as sent, with the resource version the store assigned.
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
+    let stored = host.only_stored();
     let expected = Event {
         metadata: ObjectMeta {
             resource_version: "1".into(),
@@ -505,7 +507,7 @@ fn record_event_to_sink_a_singleton_is_stored_as_sent() {
         },
         ..sent
     };
-    assert_eq!(stored[0], &expected);
+    assert_eq!(stored, &expected);
     assert_eq!(written(&d).resource_version, "1");
 }
 
@@ -514,10 +516,9 @@ fn record_event_to_sink_a_singleton_then_an_isomorphic_one_leaves_the_series() {
     let mut host = Host::series(ScriptedSink::healthy());
     host.observe(backoff(pod("ns", "a")), at(0));
     host.observe(backoff(pod("ns", "a")), at(1));
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
+    let stored = host.only_stored();
     assert_eq!(
-        stored[0].series,
+        stored.series,
         Some(EventSeries {
             count: 2,
             last_observed_time: at(1)
@@ -543,10 +544,9 @@ fn record_event_to_sink_the_series_alone_is_created_with_the_series() {
         .map(|(_, c, _)| c.is_create())
         .collect();
     assert_eq!(kinds, [true, false, true], "create, patch (404), create");
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
-    assert_eq!(series_of(stored[0]).count, 2);
-    assert_eq!(stored[0].metadata.resource_version, "1");
+    let stored = host.only_stored();
+    assert_eq!(series_of(stored).count, 2);
+    assert_eq!(stored.metadata.resource_version, "1");
 }
 
 #[test]
@@ -576,9 +576,8 @@ fn record_event_to_sink_a_landed_create_then_the_series_leaves_one_series() {
     host.run_until(at(10 * MINUTE - 1));
     let stats = host.stats();
     assert_eq!(stats.held, 0, "still held after 10 min: {stats:?}");
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
-    assert_eq!(series_of(stored[0]).count, 2);
+    let stored = host.only_stored();
+    assert_eq!(series_of(stored).count, 2);
     // And the writes of other events are not held behind it: the next
     // event's create goes out at once.
     let other = host.observe(backoff(pod("ns", "b")), at(10 * MINUTE));
@@ -625,10 +624,9 @@ fn a_crash_looping_object_costs_at_most_3_writes_plus_one_per_30_minutes() {
         .collect();
     assert_eq!(heartbeat_counts, [180, 360, 540, 720]);
 
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
+    let stored = host.only_stored();
     assert_eq!(
-        series_of(stored[0]),
+        series_of(stored),
         EventSeries {
             count: occurrences as i32,
             last_observed_time: at(10 * (occurrences - 1)),
@@ -873,10 +871,9 @@ fn a_final_count_held_by_an_outage_lands_after_it() {
         .unwrap();
     assert_eq!(finish.at, at(12 * MINUTE));
     assert!(matches!(finish.writes[0].status, WriteStatus::Held { .. }));
-    let stored: Vec<&Event> = host.sink.store.events().collect();
-    assert_eq!(stored.len(), 1);
+    let stored = host.only_stored();
     assert_eq!(
-        series_of(stored[0]),
+        series_of(stored),
         EventSeries {
             count: 30,
             last_observed_time: at(290)
