@@ -457,16 +457,8 @@ proptest! {
         let mut admitted = 0u64;
         for gap in gaps {
             now = now.plus_nanos(gap);
-            if take_checked(&mut bucket, &rate, now)? {
-                admitted += 1;
-            }
             let span = now.nanos_since(first) as f64 / 1e9;
-            let bound = f64::from(burst) + rate.limit() * span + 1.0;
-            prop_assert!(
-                admitted as f64 <= bound,
-                "admitted {} > {} (burst {}, qps {}, span {} s)",
-                admitted, bound, burst, rate.limit(), span
-            );
+            take_within_bound(&mut bucket, &rate, now, span, &mut admitted)?;
         }
     }
 
@@ -499,15 +491,7 @@ proptest! {
                 forward_seconds += step.max(0) as f64 / 1e9;
                 now = now.plus_nanos(step);
             }
-            if take_checked(&mut bucket, &rate, now)? {
-                admitted += 1;
-            }
-            let bound = f64::from(burst) + rate.limit() * forward_seconds + 1.0;
-            prop_assert!(
-                admitted as f64 <= bound,
-                "admitted {} > {} (burst {}, qps {}, forward {} s)",
-                admitted, bound, burst, rate.limit(), forward_seconds
-            );
+            take_within_bound(&mut bucket, &rate, now, forward_seconds, &mut admitted)?;
         }
     }
 
@@ -829,6 +813,32 @@ fn take_checked(
             Ok(true)
         }
     }
+}
+
+/// One [`take_checked`] at `now`, counted in `admitted`, which must stay
+/// within `burst + qps × refill_seconds + 1`: what a full bucket holds,
+/// plus what `refill_seconds` of time can add, plus one take of slack.
+fn take_within_bound(
+    bucket: &mut TokenBucket,
+    rate: &Rate,
+    now: Timestamp,
+    refill_seconds: f64,
+    admitted: &mut u64,
+) -> Result<(), TestCaseError> {
+    if take_checked(bucket, rate, now)? {
+        *admitted += 1;
+    }
+    let bound = f64::from(rate.burst()) + rate.limit() * refill_seconds + 1.0;
+    prop_assert!(
+        *admitted as f64 <= bound,
+        "admitted {} > {} (burst {}, qps {}, refill over {} s)",
+        admitted,
+        bound,
+        rate.burst(),
+        rate.limit(),
+        refill_seconds
+    );
+    Ok(())
 }
 
 /// x/time/rate sets `last = t` on every successful take, even when `t` is
