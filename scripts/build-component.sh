@@ -4,10 +4,9 @@
 # target/component/hush.component.wasm, which hushd embeds when it is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/setup.sh
 
-rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown \
-    || rustup target add wasm32-unknown-unknown
-
+ensure_rust_targets wasm32-unknown-unknown
 cargo build -p hush-component --target wasm32-unknown-unknown --profile release-wasm
 cargo run -q -p hush-xtask -- componentize \
     target/wasm32-unknown-unknown/release-wasm/hush_component.wasm \

@@ -68,7 +68,7 @@ fn crash_loop_event() -> Event {
 }
 
 /// Feeds one event 40 times a second apart (the bucket's 25 tokens go),
-/// then counts allocations over 1,000 more occurrences.
+/// then counts allocations over 1,000 more occurrences 100 ms apart.
 fn allocations_of_dropped_repeats(mode: Mode) -> u64 {
     let mut recorder = Recorder::new(Options {
         mode,
@@ -89,7 +89,7 @@ fn allocations_of_dropped_repeats(mode: Mode) -> u64 {
     }
     let before = allocations();
     for s in 40..1040 {
-        let now = start.plus_nanos(s * 1_000_000_000 / 10);
+        let now = start.plus_nanos(40 * 1_000_000_000 + (s - 40) * 100_000_000);
         let outcome = recorder.observe(&event, now, &mut sink, false);
         let expected = if mode == Mode::Legacy {
             Action::Drop

@@ -1,10 +1,36 @@
 # Installs what hush's scripts need, only when it is missing. Sourced by
-# scripts/run and scripts/test; safe to run on a fresh machine and with no
-# standard input (CI).
+# scripts/run, scripts/test and the build scripts; safe to run on a fresh
+# machine and with no standard input (CI).
 
 # Runs a command as root (sudo when not root and sudo exists).
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi
+}
+
+# Debian packages, installed when the command named first is missing:
+# ensure_debian COMMAND PACKAGE...
+ensure_debian() {
+    local command=$1
+    shift
+    command -v "$command" >/dev/null && return
+    echo "installing $* (for $command)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
+}
+
+# Rust itself comes from rustup (Debian's rustc is too old for the 2024
+# edition); a C linker and, for the tests, rustfmt and clippy.
+ensure_rust() {
+    if ! command -v rustup >/dev/null || ! command -v cargo >/dev/null; then
+        echo "hush needs Rust >= 1.95 installed with rustup (https://rustup.rs)" >&2
+        exit 1
+    fi
+    ensure_debian cc build-essential
+    local installed
+    installed="$(rustup component list --installed)"
+    for component in "$@"; do
+        grep -q "^$component" <<<"$installed" || rustup component add "$component"
+    done
 }
 
 # Rust targets for the component, the browser build and the no_std check.
@@ -16,22 +42,24 @@ ensure_rust_targets() {
     done
 }
 
+# The version of the wasm-bindgen crate in Cargo.lock.
+locked_wasm_bindgen_version() {
+    awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
 # wasm-bindgen-cli at exactly the version of the wasm-bindgen crate in
 # Cargo.lock (without --locked: one of its pinned dependencies is missing
 # from the registry mirror here).
 ensure_wasm_bindgen() {
     local want have
-    want="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)"
+    want="$(locked_wasm_bindgen_version)"
     have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')"
     if [ "$have" != "$want" ]; then
         echo "installing wasm-bindgen-cli $want (takes a few minutes, once)"
-        cargo install wasm-bindgen-cli --version "$want"
+        cargo install wasm-bindgen-cli --version "$want" --force
     fi
 }
 
-# Node.js for the web binding's tests (Debian's package if absent).
-ensure_node() {
-    command -v node >/dev/null && return
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs
-}
+# Node.js for the web binding's tests, Python for the vector checks.
+ensure_node() { ensure_debian node nodejs; }
+ensure_python() { ensure_debian python3 python3; }

@@ -1,8 +1,9 @@
 //! The shared test vectors (`tests/vectors/*.json`): loading them, replaying
 //! them through any [`Engine`], and comparing the lines with what is expected.
 //!
-//! A vector is `{description, mode, options, input: [Event…], expect: [line…]}`;
-//! see `tests/vectors/README.md`. Every runner (native, component, web) loads
+//! A vector is `{description, mode, options, input: [Event…], expect: [line…]}`,
+//! written by `scripts/vectors.py` (which also checks each against its
+//! hand-written pins). Every runner (native, component, web) loads
 //! every file, so a vector cannot be skipped by one binding.
 
 use std::path::{Path, PathBuf};

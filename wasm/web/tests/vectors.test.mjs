@@ -79,12 +79,10 @@ function memoryStore() {
 const vectorFiles = readdirSync(vectorsDir)
   .filter((f) => f.endsWith('.json'))
   .sort();
-const registered = [];
 const ran = new Set();
 
 for (const file of vectorFiles) {
-  const name = basename(file, '.json');
-  registered.push(name);
+    const name = basename(file, '.json');
   test(name, () => {
     ran.add(name);
     const vector = JSON.parse(readFileSync(join(vectorsDir, file), 'utf8'));
@@ -108,9 +106,7 @@ test('every vector file was found and replayed', () => {
     .filter((d) => d.isFile() && d.name.endsWith('.json'))
     .map((d) => basename(d.name, '.json'))
     .sort();
-  assert.ok(listing.length > 0, `no vectors in ${vectorsDir}`);
-  assert.strictEqual(registered.length, listing.length);
-  assert.deepStrictEqual([...registered].sort(), listing);
+    assert.ok(listing.length > 0, `no vectors in ${vectorsDir}`);
   assert.deepStrictEqual([...ran].sort(), listing, 'every vector test ran');
 });
 
@@ -267,8 +263,7 @@ test('api: a live Correlator creates, then patches, at host.now()', () => {
   const stats = correlator.stats();
   assert.strictEqual(stats.observed, 2);
   assert.strictEqual(stats.created, 1);
-  assert.strictEqual(stats.patched, 1);
-  assert.strictEqual(typeof stats.observed, 'number');
+    assert.strictEqual(stats.patched, 1);
   correlator.free();
 });
 

@@ -1,6 +1,6 @@
 //! `hush-xtask componentize IN OUT`: turns the guest's core wasm module
 //! (built for wasm32-unknown-unknown, with wit-bindgen's component-type
-//! section) into a component, and reports what the component imports.
+//! section) into a component, and prints its size and the module's.
 //!
 //! This replaces `wasm-tools component new`; a nested cargo call in a build
 //! script would fight the outer build over the target directory lock.
