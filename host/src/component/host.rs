@@ -80,6 +80,8 @@ impl<S: Sink> sink::Host for HostState<S> {
         answer(self.sink.create(&event_from_wit(event)))
     }
 
+    /// Applies the typed patch; `_body` (the JSON client-go would send) is
+    /// for hosts that PATCH a real API server.
     fn patch_event(
         &mut self,
         namespace: String,

@@ -58,10 +58,7 @@ pub(crate) fn with_event_param<R>(e: &Event, f: impl FnOnce(types::EventParam<'_
         count: e.count,
         type_: &e.type_,
         event_time: e.event_time.map(|t| t.nanos()),
-        series: e.series.as_ref().map(|s| types::EventSeries {
-            count: s.count,
-            last_observed_time: s.last_observed_time.nanos(),
-        }),
+        series: e.series.as_ref().map(wit_series),
         action: &e.action,
         related: e.related.as_ref().map(ref_param),
         reporting_controller: &e.reporting_controller,
@@ -77,9 +74,6 @@ pub(crate) fn patch_param(p: &Patch) -> types::PatchParam<'_> {
             last_timestamp: p.last_timestamp.map(|t| t.nanos()),
             message: &p.message,
         }),
-        Patch::Series(s) => types::PatchParam::Series(types::EventSeries {
-            count: s.count,
-            last_observed_time: s.last_observed_time.nanos(),
-        }),
+        Patch::Series(s) => types::PatchParam::Series(wit_series(s)),
     }
 }

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 
+use hush_core::snapshot::SnapshotError;
 use hush_core::time::UniqueInstants;
 use hush_core::wire::{CompactOutcome, Reader};
 use hush_core::{Event, Options, Recorder};
@@ -13,8 +14,8 @@ use crate::bindings::exports::hush::correlator::correlator as api;
 use crate::bindings::hush::correlator::types as wit;
 use crate::convert::owned::Event as Owned;
 use crate::convert::{
-    event_from_wit, options_from_wit, wit_options, wit_outcome, wit_retried, wit_sink_error,
-    wit_stats, wit_tick,
+    event_from_wit, options_error, options_from_wit, wit_options, wit_outcome, wit_retried,
+    wit_sink_error, wit_stats, wit_tick,
 };
 use crate::sink::{ImportedSink, now};
 
@@ -52,11 +53,8 @@ impl api::Guest for Component {
 
 impl api::GuestCorrelator for Correlator {
     fn create(options: api::Options) -> Result<api::Correlator, api::OptionsError> {
-        let recorder =
-            Recorder::new(options_from_wit(options)?).map_err(|e| api::OptionsError {
-                field: e.field.into(),
-                problem: e.problem.into(),
-            })?;
+        let recorder = Recorder::new(options_from_wit(options)?)
+            .map_err(|e| options_error(e.field, e.problem))?;
         Ok(api::Correlator::new(Correlator::new(recorder)))
     }
 
@@ -65,8 +63,12 @@ impl api::GuestCorrelator for Correlator {
         snapshot: Vec<u8>,
     ) -> Result<api::Correlator, api::RestoreError> {
         let options = options_from_wit(options).map_err(api::RestoreError::Options)?;
-        let recorder = Recorder::restore(options, &snapshot)
-            .map_err(|e| api::RestoreError::Snapshot(e.to_string()))?;
+        let recorder = Recorder::restore(options, &snapshot).map_err(|e| match e {
+            SnapshotError::Options(e) => {
+                api::RestoreError::Options(options_error(e.field, e.problem))
+            }
+            e => api::RestoreError::Snapshot(e.to_string()),
+        })?;
         Ok(api::Correlator::new(Correlator::new(recorder)))
     }
 
@@ -110,7 +112,7 @@ impl api::GuestCorrelator for Correlator {
             .collect()
     }
 
-    fn take_retried(&self) -> Vec<api::TimerWrite> {
+    fn take_retried(&self) -> Vec<api::RetriedWrite> {
         wit_retried(self.state.borrow_mut().recorder.take_retried())
     }
 

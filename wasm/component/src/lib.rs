@@ -17,7 +17,7 @@ mod sink;
 pub mod bindings {
     wit_bindgen::generate!({
         path: "../../wit",
-                world: "hush",
+        world: "hush",
         generate_all,
         // Imports take borrowed records, so the guest passes an event to
         // the sink without copying its strings.

@@ -253,9 +253,10 @@ macro_rules! conversions {
                     .ok_or_else(|| options_error(field, "must be at least 1"))
             }
 
-            /// Options from the host, validated.
+                        /// Options from the host; the counts that must be at least 1 are
+            /// checked here, the rest by `Recorder::new`.
             pub fn options_from_wit(o: api::Options) -> Result<Options, api::OptionsError> {
-                let options = Options {
+                Ok(Options {
                     mode: match o.mode {
                         api::Mode::Legacy => Mode::Legacy,
                         api::Mode::Series => Mode::Series,
@@ -276,12 +277,8 @@ macro_rules! conversions {
                     max_held_writes: nonzero_usize("max-held-writes", o.max_held_writes)?,
                     backoff_initial_ms: nonzero_u32("backoff-initial-ms", o.backoff_initial_ms)?,
                     backoff_max_ms: nonzero_u32("backoff-max-ms", o.backoff_max_ms)?,
-                    seed: o.seed,
-                };
-                options
-                    .validate()
-                    .map_err(|e| options_error(e.field, e.problem))?;
-                Ok(options)
+                                        seed: o.seed,
+                })
             }
 
             /// Options for the host.
@@ -379,16 +376,12 @@ macro_rules! conversions {
                 }
             }
 
-            pub fn wit_write(
-                op: WriteOp,
-                why: Option<api::Why>,
-                status: WriteStatus,
-            ) -> api::TimerWrite {
-                api::TimerWrite {
-                    event: wit_event(op.event()),
-                    patch: op.patch().map(wit_patch),
-                    why,
-                    status: wit_status(status),
+                        pub fn wit_tick_write(w: TickWrite) -> api::TickWrite {
+                api::TickWrite {
+                    event: wit_event(w.op.event()),
+                    patch: w.op.patch().map(wit_patch),
+                    why: wit_why(w.why),
+                    status: wit_status(w.status),
                 }
             }
 
@@ -401,18 +394,18 @@ macro_rules! conversions {
                         TickKind::Evict => api::TickKind::Evict,
                     },
                     at: t.at.nanos(),
-                    writes: t
-                        .writes
-                        .into_iter()
-                        .map(|w| wit_write(w.op, Some(wit_why(w.why)), w.status))
-                        .collect(),
+                                        writes: t.writes.into_iter().map(wit_tick_write).collect(),
                 }
             }
 
             /// Retried writes for the host.
-            pub fn wit_retried(r: Vec<Retried>) -> Vec<api::TimerWrite> {
+                        pub fn wit_retried(r: Vec<Retried>) -> Vec<api::RetriedWrite> {
                 r.into_iter()
-                    .map(|r| wit_write(r.op, None, r.status))
+                    .map(|r| api::RetriedWrite {
+                        event: wit_event(r.op.event()),
+                        patch: r.op.patch().map(wit_patch),
+                        status: wit_status(r.status),
+                    })
                     .collect()
             }
 
@@ -526,16 +519,9 @@ macro_rules! conversions {
                     writes: t
                         .writes
                         .into_iter()
-                        .map(|w| TickWrite {
+                                                .map(|w| TickWrite {
                             op: op_from_wit(w.event, w.patch),
-                            why: w.why.map(why_from_wit).unwrap_or_else(|| Why {
-                                rule: Rule::Heartbeat,
-                                key: Vec::new(),
-                                count: 0,
-                                distinct_messages: None,
-                                spam_key: None,
-                                tokens: None,
-                            }),
+                            why: why_from_wit(w.why),
                             status: status_from_wit(w.status),
                         })
                         .collect(),
@@ -543,7 +529,7 @@ macro_rules! conversions {
             }
 
             /// Retried writes from the guest.
-            pub fn retried_from_wit(writes: Vec<api::TimerWrite>) -> Vec<Retried> {
+                        pub fn retried_from_wit(writes: Vec<api::RetriedWrite>) -> Vec<Retried> {
                 writes
                     .into_iter()
                     .map(|w| Retried {

@@ -82,7 +82,7 @@ const vectorFiles = readdirSync(vectorsDir)
 const ran = new Set();
 
 for (const file of vectorFiles) {
-    const name = basename(file, '.json');
+  const name = basename(file, '.json');
   test(name, () => {
     ran.add(name);
     const vector = JSON.parse(readFileSync(join(vectorsDir, file), 'utf8'));
@@ -106,7 +106,7 @@ test('every vector file was found and replayed', () => {
     .filter((d) => d.isFile() && d.name.endsWith('.json'))
     .map((d) => basename(d.name, '.json'))
     .sort();
-    assert.ok(listing.length > 0, `no vectors in ${vectorsDir}`);
+  assert.ok(listing.length > 0, `no vectors in ${vectorsDir}`);
   assert.deepStrictEqual([...ran].sort(), listing, 'every vector test ran');
 });
 
@@ -263,7 +263,7 @@ test('api: a live Correlator creates, then patches, at host.now()', () => {
   const stats = correlator.stats();
   assert.strictEqual(stats.observed, 2);
   assert.strictEqual(stats.created, 1);
-    assert.strictEqual(stats.patched, 1);
+  assert.strictEqual(stats.patched, 1);
   correlator.free();
 });
 
