@@ -109,23 +109,16 @@ impl Aggregator {
         now: Timestamp,
     ) -> Aggregation {
         let max_interval = self.max_interval_nanos;
-        if let Some(record) = self.cache.get_mut(key) {
-            if record
-                .last
-                .is_none_or(|last| now.nanos_since(last) > max_interval)
-            {
-                record.messages.clear();
-            }
-            record.last = Some(now);
-            return record.add(message, self.max_events);
+        // A new group's window starts empty, like an expired one.
+        let (record, _) = self.cache.get_or_insert_with(key, Record::default);
+        if record
+            .last
+            .is_none_or(|last| now.nanos_since(last) > max_interval)
+        {
+            record.messages.clear();
         }
-        let mut record = Record {
-            messages: Vec::new(),
-            last: Some(now),
-        };
-        let result = record.add(message, self.max_events);
-        self.cache.insert(key, record);
-        result
+        record.last = Some(now);
+        record.add(message, self.max_events)
     }
 }
 

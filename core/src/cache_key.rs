@@ -225,6 +225,17 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 
 impl Eq for dyn Matcher + '_ {}
 
+/// A probe's owned key, for the cache to store on a miss.
+impl alloc::borrow::ToOwned for dyn Matcher + '_ {
+    type Owned = Key;
+    fn to_owned(&self) -> Key {
+        Key {
+            hash: self.matcher_hash(),
+            bytes: self.matcher_bytes().into(),
+        }
+    }
+}
+
 impl<'a> Borrow<dyn Matcher + 'a> for Key {
     fn borrow(&self) -> &(dyn Matcher + 'a) {
         self

@@ -12,7 +12,7 @@ use crate::lru::Lru;
 use crate::time::Timestamp;
 
 /// What the logger remembers about one event.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct LogEntry {
     pub(crate) count: i32,
@@ -47,13 +47,13 @@ impl Dedup {
     /// client-go `eventObserve`. `incoming` builds the entry stored for a
     /// first sighting; it is not called for a repeat, which allocates nothing.
     pub(crate) fn observe(&mut self, key: Lookup<'_>, incoming: impl FnOnce() -> LogEntry) -> Seen {
-        if let Some(entry) = self.cache.get_mut(key)
-            && entry.count > 0
-        {
+        // A new entry has count 0 until `incoming` fills it in.
+        let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::default);
+        if entry.count > 0 {
             entry.count = entry.count.saturating_add(1);
             return Seen::Again { count: entry.count };
         }
-        self.cache.insert(key, incoming());
+        *entry = incoming();
         Seen::First
     }
 
@@ -65,24 +65,23 @@ impl Dedup {
     /// client-go `updateState`: what the API server stored becomes the entry
     /// (updated in place when cached, so unchanged strings are not copied).
     pub(crate) fn update_state(&mut self, key: Lookup<'_>, stored: StoredEntry<'_>) {
-        if let Some(entry) = self.cache.get_mut(key) {
-            entry.count = stored.count;
-            entry.first_timestamp = stored.first_timestamp;
-            if entry.name != stored.name {
-                entry.name = stored.name.into();
-            }
-            if entry.resource_version != stored.resource_version {
-                entry.resource_version = stored.resource_version.into();
-            }
-            return;
-        }
-        let entry = LogEntry {
+        let (entry, inserted) = self.cache.get_or_insert_with(key, || LogEntry {
             count: stored.count,
             first_timestamp: stored.first_timestamp,
             name: stored.name.into(),
             resource_version: stored.resource_version.into(),
-        };
-        self.cache.insert(key, entry);
+        });
+        if inserted {
+            return;
+        }
+        entry.count = stored.count;
+        entry.first_timestamp = stored.first_timestamp;
+        if entry.name != stored.name {
+            entry.name = stored.name.into();
+        }
+        if entry.resource_version != stored.resource_version {
+            entry.resource_version = stored.resource_version.into();
+        }
     }
 }
 

@@ -69,6 +69,37 @@ impl<V> Lru<V> {
         self.inner.push(probe.to_key(), value)
     }
 
+    /// The value under `key`, marked most recently used; on a miss, the
+    /// value `make` returns is inserted first, evicting the least recently
+    /// used entry if the map is full. Also says whether it was inserted.
+    /// One probe either way.
+    pub(crate) fn get_or_insert_with<'a>(
+        &mut self,
+        key: impl Into<Lookup<'a>>,
+        make: impl FnOnce() -> V,
+    ) -> (&mut V, bool) {
+        let probe = Probe::new(&self.hasher, key.into());
+        let mut inserted = false;
+        let value = self.inner.get_or_insert_mut_ref(probe.as_dyn(), || {
+            inserted = true;
+            make()
+        });
+        (value, inserted)
+    }
+
+    /// Stores `value` under `key`, which the map does not hold, as most
+    /// recently used, without looking `key` up first. Returns the entry
+    /// evicted to make room, if the map was full.
+    pub(crate) fn insert_absent<'a>(
+        &mut self,
+        key: impl Into<Lookup<'a>>,
+        value: V,
+    ) -> Option<(Key, V)> {
+        let probe = Probe::new(&self.hasher, key.into());
+        debug_assert!(!self.inner.contains(probe.as_dyn()), "key already held");
+        self.inner.push(probe.to_key(), value)
+    }
+
     /// Adds `entries`, given least recently used first, as older than every
     /// entry already in the map. Keys the map holds are skipped (the map's
     /// entry is kept); a key given twice keeps its later value. When they
@@ -203,6 +234,24 @@ mod tests {
         assert!(lru.insert(b"a", 10).is_none());
         assert_eq!(lru.insert(b"c", 3).map(|(_, v)| v), Some(2));
         assert_eq!(lru.len(), 2);
+    }
+
+    #[test]
+    fn get_or_insert_refreshes_a_hit_and_evicts_for_a_miss() {
+        let mut lru = Lru::new(cap(2));
+        assert_eq!(lru.get_or_insert_with(b"a", || 1), (&mut 1, true));
+        lru.insert(b"b", 2);
+        // A hit keeps its value, does not call `make`, and refreshes "a".
+        assert_eq!(
+            lru.get_or_insert_with(b"a", || unreachable!()),
+            (&mut 1, false)
+        );
+        // A miss evicts the oldest, now "b".
+        assert_eq!(lru.get_or_insert_with(b"c", || 3), (&mut 3, true));
+        let order: Vec<_> = lru.iter_oldest_first().map(|(_, v)| *v).collect();
+        assert_eq!(order, [1, 3]);
+        assert_eq!(lru.insert_absent(b"d", 4).map(|(_, v)| v), Some(1));
+        assert_eq!(lru.peek(b"d"), Some(&4));
     }
 
     #[test]

@@ -133,7 +133,7 @@ impl SeriesCorrelator {
         singleton.series = None;
         let evicted = self
             .cache
-            .insert(&self.key_buf, singleton.clone())
+            .insert_absent(&self.key_buf, singleton.clone())
             .and_then(|(_, old)| final_write(old, Rule::Evicted));
         let decision = SeriesDecision::Write {
             op: WriteOp::Create(singleton).into(),

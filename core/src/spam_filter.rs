@@ -27,12 +27,9 @@ impl SpamFilter {
     /// a key not seen (or evicted) before.
     pub(crate) fn check(&mut self, key: Lookup<'_>, now: Timestamp) -> Take {
         let rate = self.rate;
-        if let Some(bucket) = self.cache.get_mut(key) {
-            return bucket.try_take(&rate, now);
-        }
-        let mut bucket = TokenBucket::full(&rate);
-        let take = bucket.try_take(&rate, now);
-        self.cache.insert(key, bucket);
-        take
+        let (bucket, _) = self
+            .cache
+            .get_or_insert_with(key, || TokenBucket::full(&rate));
+        bucket.try_take(&rate, now)
     }
 }

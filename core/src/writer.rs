@@ -305,7 +305,7 @@ impl Writer {
         if self.held.len() >= self.held.capacity().get() {
             return WriteStatus::Dropped(count_dropped(stats, DropCause::HeldQueueFull));
         }
-        self.held.insert(&key, op);
+        self.held.insert_absent(&key, op);
         stats.held_total += 1;
         WriteStatus::Held { retry_at }
     }
