@@ -197,7 +197,7 @@ impl Correlator {
                 hashed(&hasher, keys.event()),
             ),
         };
-        let seen = self.dedup.observe(key_lookup, || {
+        let (seen, entry) = self.dedup.observe(key_lookup, || {
             if aggregated {
                 LogEntry {
                     count: 1,
@@ -220,19 +220,14 @@ impl Correlator {
             .spam
             .check(hashed(&hasher, keys.spam(self.spam_key)), at.filter);
 
-        let count = match seen {
-            Seen::Again { count } => count,
-            Seen::First if aggregated => 1,
-            Seen::First => event.count,
-        };
         let mut why = Why {
             rule: match (aggregated, seen) {
                 (true, _) => Rule::Aggregated,
-                (false, Seen::Again { .. }) => Rule::Repeat,
+                (false, Seen::Again) => Rule::Repeat,
                 (false, Seen::First) => Rule::FirstSeen,
             },
             key,
-            count,
+            count: entry.count,
             distinct_messages,
             spam_key: None,
             tokens: None,
@@ -242,15 +237,12 @@ impl Correlator {
             why.spam_key = Some(spam_key);
             why.tokens = Some(available);
             let event = detail.then(|| {
-                Box::new(
-                    self.observed(event, key_lookup, aggregated, seen, at.aggregator)
-                        .into_owned(),
-                )
+                Box::new(observed(event, entry, aggregated, seen, at.aggregator).into_owned())
             });
             return Correlation::Skip { event, why };
         }
-        let observed = self.observed(event, key_lookup, aggregated, seen, at.aggregator);
-        let patch = matches!(seen, Seen::Again { .. }).then(|| LegacyPatch {
+        let observed = observed(event, entry, aggregated, seen, at.aggregator);
+        let patch = (seen == Seen::Again).then(|| LegacyPatch {
             count: observed.count,
             last_timestamp: observed.last_timestamp,
             message: observed.message.clone(),
@@ -260,38 +252,6 @@ impl Correlator {
             patch,
             why,
         }
-    }
-
-    /// The event as `eventObserve` returns it: the input (or the combined
-    /// event), with the cached name, resource version and first timestamp
-    /// of a repeat.
-    fn observed<'e>(
-        &self,
-        event: &'e Event,
-        key: Lookup<'_>,
-        aggregated: bool,
-        seen: Seen,
-        now: Timestamp,
-    ) -> Observed<'e> {
-        if !aggregated && seen == Seen::First {
-            return Observed::Input(event);
-        }
-        let mut out = if aggregated {
-            combined_event(event, now)
-        } else {
-            event.clone()
-        };
-        if let Seen::Again { count } = seen
-            && let Some(entry) = self.dedup.peek(key)
-        {
-            out.metadata.name.clone_from(&entry.name);
-            out.metadata
-                .resource_version
-                .clone_from(&entry.resource_version);
-            out.first_timestamp = entry.first_timestamp;
-            out.count = count;
-        }
-        Observed::Built(Box::new(out))
     }
 
     /// client-go `UpdateState`: records what the API server stored, under
@@ -366,16 +326,42 @@ impl Correlator {
     }
 }
 
+/// The event as `eventObserve` returns it, given the logger's entry for it:
+/// a first sighting goes out as it came; a repeat, and a combined event,
+/// take the entry's name, resource version, first timestamp and count (a
+/// combined event's first sighting made an entry with a new name, count 1
+/// and `now` as first timestamp).
+fn observed<'e>(
+    event: &'e Event,
+    entry: &LogEntry,
+    aggregated: bool,
+    seen: Seen,
+    now: Timestamp,
+) -> Observed<'e> {
+    let mut out = match (aggregated, seen) {
+        (false, Seen::First) => return Observed::Input(event),
+        (false, Seen::Again) => event.clone(),
+        (true, _) => combined_event(event, now),
+    };
+    out.metadata.name.clone_from(&entry.name);
+    out.metadata
+        .resource_version
+        .clone_from(&entry.resource_version);
+    out.first_timestamp = entry.first_timestamp;
+    out.count = entry.count;
+    Observed::Built(Box::new(out))
+}
+
 /// The combined event client-go's aggregator makes: only these fields are
 /// set, so annotations and the reporting fields are lost, and the name is
-/// not validated.
+/// not validated. Its name, first timestamp and count are the logger
+/// entry's, set by [`observed`].
 fn combined_event(event: &Event, now: Timestamp) -> Event {
     let mut message = String::with_capacity(COMBINED_PREFIX.len() + event.message.len());
     message.push_str(COMBINED_PREFIX);
     message.push_str(&event.message);
     Event {
         metadata: ObjectMeta {
-            name: raw_event_name(&event.involved_object.name, now.nanos()),
             namespace: event.metadata.namespace.clone(),
             ..ObjectMeta::default()
         },
@@ -383,9 +369,7 @@ fn combined_event(event: &Event, now: Timestamp) -> Event {
         reason: event.reason.clone(),
         message,
         source: event.source.clone(),
-        first_timestamp: Some(now),
         last_timestamp: Some(now),
-        count: 1,
         type_: event.type_.clone(),
         ..Event::default()
     }

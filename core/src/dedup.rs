@@ -27,8 +27,8 @@ pub(crate) enum Seen {
     /// Not cached, or cached with count 0: the event goes out as it came.
     First,
     /// Cached: the event takes the cached name, resource version and first
-    /// timestamp, and this count.
-    Again { count: i32 },
+    /// timestamp, and the cached count, one up.
+    Again,
 }
 
 /// The logger's LRU.
@@ -44,22 +44,22 @@ impl Dedup {
         }
     }
 
-    /// client-go `eventObserve`. `incoming` builds the entry stored for a
+    /// client-go `eventObserve`: counts the event under `key` and returns
+    /// the entry as it now stands. `incoming` builds the entry stored for a
     /// first sighting; it is not called for a repeat, which allocates nothing.
-    pub(crate) fn observe(&mut self, key: Lookup<'_>, incoming: impl FnOnce() -> LogEntry) -> Seen {
+    pub(crate) fn observe(
+        &mut self,
+        key: Lookup<'_>,
+        incoming: impl FnOnce() -> LogEntry,
+    ) -> (Seen, &LogEntry) {
         // A new entry has count 0 until `incoming` fills it in.
         let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::default);
         if entry.count > 0 {
             entry.count = entry.count.saturating_add(1);
-            return Seen::Again { count: entry.count };
+            return (Seen::Again, entry);
         }
         *entry = incoming();
-        Seen::First
-    }
-
-    /// The entry under `key`, recency untouched.
-    pub(crate) fn peek(&self, key: Lookup<'_>) -> Option<&LogEntry> {
-        self.cache.peek(key)
+        (Seen::First, entry)
     }
 
     /// client-go `updateState`: what the API server stored becomes the entry
