@@ -116,7 +116,6 @@ pub struct Correlator {
     spam_key: SpamKeyFields,
     hasher: KeyHasher,
     keys: LegacyKeys,
-    scratch: alloc::vec::Vec<u8>,
 }
 
 impl Correlator {
@@ -137,7 +136,6 @@ impl Correlator {
             spam_key: options.spam_key,
             hasher,
             keys: LegacyKeys::default(),
-            scratch: alloc::vec::Vec::with_capacity(256),
         })
     }
 
@@ -257,9 +255,9 @@ impl Correlator {
     /// client-go `UpdateState`: records what the API server stored, under
     /// the full key of the stored event.
     pub fn update_state(&mut self, stored: &Event) {
-        KeyRef::of(stored, KeyKind::Event).encode_into(&mut self.scratch);
+        self.keys.encode(stored);
         self.dedup.update_state(
-            (&self.scratch).into(),
+            self.keys.event().into(),
             StoredEntry {
                 count: stored.count,
                 first_timestamp: stored.first_timestamp,
@@ -273,9 +271,9 @@ impl Correlator {
     /// what the sink stored (the stored event shares the sent one's key
     /// fields), without copying the event.
     pub fn update_state_from(&mut self, sent: &Event, stored: &crate::sink::Stored) {
-        KeyRef::of(sent, KeyKind::Event).encode_into(&mut self.scratch);
+        self.keys.encode(sent);
         self.dedup.update_state(
-            (&self.scratch).into(),
+            self.keys.event().into(),
             StoredEntry {
                 count: stored.count,
                 first_timestamp: sent.first_timestamp,
@@ -302,8 +300,8 @@ impl Correlator {
             .into_iter()
             .filter(|e| e.count > 0 && !e.message.starts_with(COMBINED_PREFIX))
             .map(|e| {
-                let mut key = alloc::vec::Vec::new();
-                KeyRef::of(&e, KeyKind::Event).encode_into(&mut key);
+                self.keys.encode(&e);
+                let key = self.keys.event().to_vec();
                 let entry = LogEntry {
                     count: e.count,
                     first_timestamp: e.first_timestamp,

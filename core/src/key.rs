@@ -158,36 +158,17 @@ impl<'e> KeyRef<'e> {
         out
     }
 
-    /// Calls `f` with each field in storage order: client-go's order, except
-    /// that the event key starts with field path and message, so that it
-    /// shares its tail with the spam and aggregate keys (`LegacyKeys`).
-    #[inline]
-    pub fn for_each_stored_field(&self, mut f: impl FnMut(&'e str)) {
-        match self.kind {
-            KeyKind::Event => {
-                let o = &self.event.involved_object;
-                f(&o.field_path);
-                f(&self.event.message);
-                let mut i = 0;
-                self.for_each_field(|x| {
-                    // client-go order minus field path (6th) and message (11th).
-                    if i != 5 && i != 10 {
-                        f(x);
-                    }
-                    i += 1;
-                });
-            }
-            _ => self.for_each_field(f),
-        }
-    }
-
-    /// Writes the unambiguous encoding (storage order) into `buf`, cleared first.
+    /// Writes the unambiguous encoding into `buf`, cleared first: the fields
+    /// in client-go's order, except that the event key starts with field
+    /// path and message, as `LegacyKeys` lays it out.
     pub fn encode_into(&self, buf: &mut Vec<u8>) {
         buf.clear();
-        self.for_each_stored_field(|f| {
-            buf.extend_from_slice(f.as_bytes());
-            buf.push(FIELD_END);
-        });
+        match self.kind {
+            KeyKind::Event => {
+                put_event_key(buf, self.event);
+            }
+            _ => self.for_each_field(|f| put(buf, f)),
+        }
     }
 
     /// The fields as owned strings.
@@ -224,6 +205,39 @@ impl serde::Serialize for KeyRef<'_> {
     }
 }
 
+/// Appends one field of an encoded key.
+#[inline]
+fn put(buf: &mut Vec<u8>, field: &str) {
+    buf.extend_from_slice(field.as_bytes());
+    buf.push(FIELD_END);
+}
+
+/// Appends the event key as stored: `fieldPath message | source object type
+/// | reason`. Returns where `source object type` starts and ends.
+#[inline]
+fn put_event_key(buf: &mut Vec<u8>, event: &Event) -> (usize, usize) {
+    let o = &event.involved_object;
+    let s = &event.source;
+    put(buf, &o.field_path);
+    put(buf, &event.message);
+    let shared = buf.len();
+    for f in [
+        &s.component,
+        &s.host,
+        &o.kind,
+        &o.namespace,
+        &o.name,
+        &o.uid,
+        &o.api_version,
+        &event.type_,
+    ] {
+        put(buf, f);
+    }
+    let typed = buf.len();
+    put(buf, &event.reason);
+    (shared, typed)
+}
+
 /// The three legacy keys of one event, encoded in one pass: the event key,
 /// spam key and aggregate key are slices of a single buffer laid out as
 /// `fieldPath message | source object type | reason | reportingController
@@ -241,31 +255,9 @@ impl LegacyKeys {
     /// Encodes `event`'s fields, replacing the previous event's.
     #[inline]
     pub(crate) fn encode(&mut self, event: &Event) {
-        let o = &event.involved_object;
-        let s = &event.source;
         let buf = &mut self.buf;
         buf.clear();
-        fn put(buf: &mut Vec<u8>, f: &str) {
-            buf.extend_from_slice(f.as_bytes());
-            buf.push(FIELD_END);
-        }
-        put(buf, &o.field_path);
-        put(buf, &event.message);
-        let shared = buf.len();
-        for f in [
-            &s.component,
-            &s.host,
-            &o.kind,
-            &o.namespace,
-            &o.name,
-            &o.uid,
-            &o.api_version,
-            &event.type_,
-        ] {
-            put(buf, f);
-        }
-        let typed = buf.len();
-        put(buf, &event.reason);
+        let (shared, typed) = put_event_key(buf, event);
         let reasoned = buf.len();
         put(buf, &event.reporting_controller);
         put(buf, &event.reporting_instance);
