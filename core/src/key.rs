@@ -94,36 +94,14 @@ impl<'e> KeyRef<'e> {
                 }
             }
             KeyKind::Spam(fields) => {
-                for x in [
-                    &s.component,
-                    &s.host,
-                    &o.kind,
-                    &o.namespace,
-                    &o.name,
-                    &o.uid,
-                    &o.api_version,
-                    &e.type_,
-                ] {
-                    f(x);
-                }
+                source_object_type(e).into_iter().for_each(&mut f);
                 if fields == SpamKeyFields::SourceObjectTypeReason {
                     f(&e.reason);
                 }
             }
             KeyKind::Aggregate => {
-                for x in [
-                    &s.component,
-                    &s.host,
-                    &o.kind,
-                    &o.namespace,
-                    &o.name,
-                    &o.uid,
-                    &o.api_version,
-                    &e.type_,
-                    &e.reason,
-                    &e.reporting_controller,
-                    &e.reporting_instance,
-                ] {
+                source_object_type(e).into_iter().for_each(&mut f);
+                for x in [&e.reason, &e.reporting_controller, &e.reporting_instance] {
                     f(x);
                 }
             }
@@ -205,6 +183,25 @@ impl serde::Serialize for KeyRef<'_> {
     }
 }
 
+/// Source, object (without field path) and type, in client-go's order: how
+/// the spam and aggregate keys start, and the middle of the stored event
+/// key. (client-go's event key has the field path among them, so it lists
+/// its own.)
+#[inline]
+fn source_object_type(e: &Event) -> [&str; 8] {
+    let (s, o) = (&e.source, &e.involved_object);
+    [
+        &s.component,
+        &s.host,
+        &o.kind,
+        &o.namespace,
+        &o.name,
+        &o.uid,
+        &o.api_version,
+        &e.type_,
+    ]
+}
+
 /// Appends one field of an encoded key.
 #[inline]
 fn put(buf: &mut Vec<u8>, field: &str) {
@@ -216,21 +213,10 @@ fn put(buf: &mut Vec<u8>, field: &str) {
 /// | reason`. Returns where `source object type` starts and ends.
 #[inline]
 fn put_event_key(buf: &mut Vec<u8>, event: &Event) -> (usize, usize) {
-    let o = &event.involved_object;
-    let s = &event.source;
-    put(buf, &o.field_path);
+    put(buf, &event.involved_object.field_path);
     put(buf, &event.message);
     let shared = buf.len();
-    for f in [
-        &s.component,
-        &s.host,
-        &o.kind,
-        &o.namespace,
-        &o.name,
-        &o.uid,
-        &o.api_version,
-        &event.type_,
-    ] {
+    for f in source_object_type(event) {
         put(buf, f);
     }
     let typed = buf.len();
