@@ -240,11 +240,7 @@ impl Correlator {
             return Correlation::Skip { event, why };
         }
         let observed = observed(event, entry, aggregated, seen, at.aggregator);
-        let patch = (seen == Seen::Again).then(|| LegacyPatch {
-            count: observed.count,
-            last_timestamp: observed.last_timestamp,
-            message: observed.message.clone(),
-        });
+        let patch = (seen == Seen::Again).then(|| LegacyPatch::of(&observed));
         Correlation::Write {
             event: observed,
             patch,

@@ -8,7 +8,7 @@
 use alloc::string::String;
 use core::fmt::Write;
 
-use crate::event::EventSeries;
+use crate::event::{Event, EventSeries};
 use crate::time::{Rfc3339, Timestamp};
 
 /// The body a legacy (core/v1) repeat is patched with.
@@ -34,6 +34,16 @@ pub enum Patch {
 }
 
 impl LegacyPatch {
+    /// The patch for `event`, a repeat: its count, last timestamp and
+    /// message (what the diff against the zero event keeps).
+    pub fn of(event: &Event) -> Self {
+        LegacyPatch {
+            count: event.count,
+            last_timestamp: event.last_timestamp,
+            message: event.message.clone(),
+        }
+    }
+
     /// Whether `lastTimestamp` differs from the diff's old side
     /// (`1970-01-01T00:00:00Z` once written in whole seconds), i.e. appears in the patch.
     pub fn has_last_timestamp(&self) -> bool {

@@ -200,11 +200,7 @@ impl Recorder {
                 // that is not cached is patched with its own fields (client-go
                 // sends an empty body and relies on the 404 fallback).
                 let (action, patch) = if event.count > 1 {
-                    let patch = patch.unwrap_or_else(|| LegacyPatch {
-                        count: event.count,
-                        last_timestamp: event.last_timestamp,
-                        message: event.message.clone(),
-                    });
+                    let patch = patch.unwrap_or_else(|| LegacyPatch::of(&event));
                     (Action::Patch, Some(Patch::Legacy(patch)))
                 } else {
                     (Action::Create, None)
