@@ -14,7 +14,7 @@ use crate::key::KeyRef;
 use crate::options::{Mode, Options};
 use crate::patch::{LegacyPatch, Patch};
 use crate::series::{SeriesCorrelator, SeriesDecision, TimerWrite};
-use crate::sink::Sink;
+use crate::sink::{Sink, Stored};
 use crate::stats::Stats;
 use crate::time::Timestamp;
 use crate::validate;
@@ -95,6 +95,16 @@ pub(crate) enum Engine {
     Series(SeriesCorrelator),
 }
 
+impl Engine {
+    /// Records what the sink stored for a write of `sent`.
+    fn written(&mut self, sent: &Event, stored: &Stored) {
+        match self {
+            Engine::Legacy(correlator) => correlator.update_state_from(sent, stored),
+            Engine::Series(series) => series.written(sent, stored),
+        }
+    }
+}
+
 /// A correlator with its write path.
 #[derive(Debug)]
 pub struct Recorder {
@@ -102,7 +112,6 @@ pub struct Recorder {
     pub(crate) engine: Engine,
     pub(crate) writer: Writer,
     pub(crate) stats: Stats,
-    retried: Vec<Retried>,
     /// Writes made while observing (evictions), reported by the next `tick`.
     side_reports: Vec<TickReport>,
 }
@@ -120,7 +129,6 @@ impl Recorder {
             options,
             engine,
             stats: Stats::default(),
-            retried: Vec::new(),
             side_reports: Vec::new(),
         })
     }
@@ -165,24 +173,55 @@ impl Recorder {
             };
         }
         let outcome = match &mut self.engine {
-            Engine::Legacy(_) => self.observe_legacy(event, now, sink, detail),
-            Engine::Series(_) => self.observe_series(event, now, sink, detail),
+            Engine::Legacy(correlator) => {
+                let correlation = correlator.correlate_with(event, now.into(), detail);
+                self.write_correlation(correlation, now, sink, detail)
+            }
+            Engine::Series(series) => {
+                let (decision, evicted) = series.observe(event, now);
+                let absorbed = match decision {
+                    SeriesDecision::Absorb { .. } if detail => series.cached_event(event),
+                    _ => None,
+                };
+                if let Some(evicted) = evicted {
+                    self.stats.evicted += 1;
+                    let write = self.write_timer(evicted, now, sink);
+                    self.side_reports.push(TickReport {
+                        kind: TickKind::Evict,
+                        at: now,
+                        writes: alloc::vec![write],
+                    });
+                }
+                match decision {
+                    SeriesDecision::Absorb { why } => {
+                        self.stats.absorbed += 1;
+                        Outcome {
+                            action: Action::Absorb,
+                            event: absorbed.map(Box::new),
+                            patch: None,
+                            why: Some(why),
+                            write: None,
+                        }
+                    }
+                    SeriesDecision::Write { op, why } => {
+                        self.write_observed(Request::from(*op), why, now, sink, detail)
+                    }
+                }
+            }
         };
         self.refresh_gauges();
         outcome
     }
 
-    fn observe_legacy<'e>(
+    /// Writes what the legacy correlator decided.
+    fn write_correlation<'e>(
         &mut self,
-        event: &'e Event,
+        correlation: Correlation<'e>,
         now: Timestamp,
         sink: &mut dyn Sink,
         detail: bool,
     ) -> Outcome<'e> {
-        let Engine::Legacy(correlator) = &mut self.engine else {
-            unreachable!("legacy engine")
-        };
-        match correlator.correlate_with(event, now.into(), detail) {
+        match correlation {
             Correlation::Skip { event, why } => {
                 self.stats.dropped_spam += 1;
                 self.stats.aggregated += u64::from(why.distinct_messages.is_some());
@@ -199,119 +238,51 @@ impl Recorder {
                 // client-go decides on the count: an event with count > 1
                 // that is not cached is patched with its own fields (client-go
                 // sends an empty body and relies on the 404 fallback).
-                let (action, patch) = if event.count > 1 {
-                    let patch = patch.unwrap_or_else(|| LegacyPatch::of(&event));
-                    (Action::Patch, Some(Patch::Legacy(patch)))
-                } else {
-                    (Action::Create, None)
+                let patch = (event.count > 1)
+                    .then(|| Patch::Legacy(patch.unwrap_or_else(|| LegacyPatch::of(&event))));
+                let request = Request {
+                    event: event.into_cow(),
+                    patch,
                 };
-                let (out_event, out_patch) = match detail {
-                    true => (Some(Box::new(Event::clone(&event))), patch.clone()),
-                    false => (None, None),
-                };
-                let status = self.writer.submit(
-                    Request {
-                        event: event.into_cow(),
-                        patch,
-                    },
-                    now,
-                    sink,
-                    &mut self.stats,
-                    &mut |event, stored| correlator.update_state_from(event, stored),
-                    &mut self.retried,
-                );
-                Outcome {
-                    action,
-                    event: out_event,
-                    patch: out_patch,
-                    why: Some(why),
-                    write: Some(status),
-                }
+                self.write_observed(request, why, now, sink, detail)
             }
         }
     }
 
-    fn observe_series<'e>(
+    /// Writes `request`, an observed event's create or patch, and reports it.
+    fn write_observed<'e>(
         &mut self,
-        event: &'e Event,
+        request: Request<'_>,
+        why: Why<KeyRef<'e>>,
         now: Timestamp,
         sink: &mut dyn Sink,
         detail: bool,
     ) -> Outcome<'e> {
-        let Engine::Series(series) = &mut self.engine else {
-            unreachable!("series engine")
+        let action = match request.patch {
+            Some(_) => Action::Patch,
+            None => Action::Create,
         };
-        let (decision, evicted) = series.observe(event, now);
-        if let Some(evicted) = evicted {
-            self.stats.evicted += 1;
-            let write = self.write_timer(evicted, now, sink);
-            self.side_reports.push(TickReport {
-                kind: TickKind::Evict,
-                at: now,
-                writes: alloc::vec![write],
-            });
-        }
-        let Engine::Series(series) = &mut self.engine else {
-            unreachable!("series engine")
+        let (event, patch) = match detail {
+            true => (
+                Some(Box::new(Event::clone(&request.event))),
+                request.patch.clone(),
+            ),
+            false => (None, None),
         };
-        match decision {
-            SeriesDecision::Absorb { why } => {
-                self.stats.absorbed += 1;
-                let event = detail
-                    .then(|| series.cached_event(event))
-                    .flatten()
-                    .map(Box::new);
-                Outcome {
-                    action: Action::Absorb,
-                    event,
-                    patch: None,
-                    why: Some(why),
-                    write: None,
-                }
-            }
-            SeriesDecision::Write { op, why } => {
-                let action = if op.patch().is_some() {
-                    Action::Patch
-                } else {
-                    Action::Create
-                };
-                let (out_event, out_patch) = match detail {
-                    true => (Some(Box::new(op.event().clone())), op.patch().cloned()),
-                    false => (None, None),
-                };
-                let status = self.writer.submit(
-                    Request::from(*op),
-                    now,
-                    sink,
-                    &mut self.stats,
-                    &mut |event, stored| series.written(event, stored),
-                    &mut self.retried,
-                );
-                Outcome {
-                    action,
-                    event: out_event,
-                    patch: out_patch,
-                    why: Some(why),
-                    write: Some(status),
-                }
-            }
+        let status = self.submit(request, now, sink);
+        Outcome {
+            action,
+            event,
+            patch,
+            why: Some(why),
+            write: Some(status),
         }
     }
 
     /// Writes one timer-made write through the write path.
     fn write_timer(&mut self, write: TimerWrite, now: Timestamp, sink: &mut dyn Sink) -> TickWrite {
-        let Engine::Series(series) = &mut self.engine else {
-            unreachable!("series engine")
-        };
         let report_op = write.op.clone();
-        let status = self.writer.submit(
-            Request::from(write.op),
-            now,
-            sink,
-            &mut self.stats,
-            &mut |event, stored| series.written(event, stored),
-            &mut self.retried,
-        );
+        let status = self.submit(Request::from(write.op), now, sink);
         TickWrite {
             op: report_op,
             why: write.why,
@@ -319,42 +290,35 @@ impl Recorder {
         }
     }
 
+    /// Writes `request` now, or holds it (due retries first); every write
+    /// the sink stores updates the engine.
+    fn submit(&mut self, request: Request<'_>, now: Timestamp, sink: &mut dyn Sink) -> WriteStatus {
+        let done = &mut |sent: &Event, stored: &Stored| self.engine.written(sent, stored);
+        self.writer
+            .submit(request, now, sink, &mut self.stats, done)
+    }
+
     /// Runs what is due at `now`: held writes whose backoff expired, and in
     /// series mode the finish check and the heartbeat (finish first). The
     /// reports start with writes made while observing (evictions).
     pub fn tick(&mut self, now: Timestamp, sink: &mut dyn Sink) -> Vec<TickReport> {
         let mut reports = core::mem::take(&mut self.side_reports);
-        match &mut self.engine {
-            Engine::Legacy(correlator) => self.writer.retry_due(
-                now,
-                sink,
-                &mut self.stats,
-                &mut |event, stored| correlator.update_state_from(event, stored),
-                &mut self.retried,
-            ),
-            Engine::Series(series) => {
-                self.writer.retry_due(
-                    now,
-                    sink,
-                    &mut self.stats,
-                    &mut |event, stored| series.written(event, stored),
-                    &mut self.retried,
-                );
-                while let Some((kind, at, writes)) = self.next_series_timer(now) {
-                    let writes: Vec<TickWrite> = writes
-                        .into_iter()
-                        .map(|w| self.write_timer(w, at, sink))
-                        .collect();
-                    if !writes.is_empty() {
-                        reports.push(TickReport { kind, at, writes });
-                    }
-                }
+        let done = &mut |sent: &Event, stored: &Stored| self.engine.written(sent, stored);
+        self.writer.retry_due(now, sink, &mut self.stats, done);
+        while let Some((kind, at, writes)) = self.next_series_timer(now) {
+            let writes: Vec<TickWrite> = writes
+                .into_iter()
+                .map(|w| self.write_timer(w, at, sink))
+                .collect();
+            if !writes.is_empty() {
+                reports.push(TickReport { kind, at, writes });
             }
         }
         self.refresh_gauges();
         reports
     }
 
+    /// Fires the next series timer due at `now` (none in legacy mode).
     fn next_series_timer(
         &mut self,
         now: Timestamp,
@@ -391,7 +355,7 @@ impl Recorder {
     /// Writes retried since the last call (held writes that finally went
     /// through or were dropped), oldest first.
     pub fn take_retried(&mut self) -> Vec<Retried> {
-        core::mem::take(&mut self.retried)
+        self.writer.take_retried()
     }
 
     /// Counters and cache sizes.

@@ -184,6 +184,8 @@ pub(crate) struct Writer {
     pub(crate) held: Lru<WriteOp>,
     pub(crate) health: Health,
     pub(crate) rng: fastrand::Rng,
+    /// Held writes retried since the last `take_retried`, oldest first.
+    retried: Vec<Retried>,
     initial_nanos: i64,
     max_nanos: i64,
 }
@@ -194,6 +196,7 @@ impl Writer {
             held: Lru::new(options.max_held_writes),
             health: Health::Healthy,
             rng: fastrand::Rng::with_seed(options.seed),
+            retried: Vec::new(),
             initial_nanos: i64::from(options.backoff_initial_ms.get()) * 1_000_000,
             max_nanos: i64::from(options.backoff_max_ms.get()) * 1_000_000,
         }
@@ -209,6 +212,11 @@ impl Writer {
         self.held.capacity()
     }
 
+    /// Held writes retried since the last call, oldest first.
+    pub(crate) fn take_retried(&mut self) -> Vec<Retried> {
+        core::mem::take(&mut self.retried)
+    }
+
     /// Writes `op` now if the sink is healthy, else holds it. `done` sees
     /// every successful write, to update correlator state.
     pub(crate) fn submit(
@@ -218,9 +226,8 @@ impl Writer {
         sink: &mut dyn Sink,
         stats: &mut Stats,
         done: &mut dyn FnMut(&Event, &Stored),
-        retried: &mut Vec<Retried>,
     ) -> WriteStatus {
-        self.retry_due(now, sink, stats, done, retried);
+        self.retry_due(now, sink, stats, done);
         if let Health::Failing { until, .. } = self.health
             && (until > now || !self.held.is_empty())
         {
@@ -253,7 +260,6 @@ impl Writer {
         sink: &mut dyn Sink,
         stats: &mut Stats,
         done: &mut dyn FnMut(&Event, &Stored),
-        retried: &mut Vec<Retried>,
     ) {
         loop {
             if let Health::Failing { until, .. } = self.health
@@ -288,7 +294,7 @@ impl Writer {
             if let WriteStatus::Written(stored) = &status {
                 done(op.event(), stored);
             }
-            retried.push(Retried { op, status });
+            self.retried.push(Retried { op, status });
         }
     }
 
