@@ -111,6 +111,7 @@ pub struct Recorder {
     pub(crate) options: Options,
     pub(crate) engine: Engine,
     pub(crate) writer: Writer,
+    /// The counters; its gauges are filled in by [`Recorder::stats`].
     pub(crate) stats: Stats,
     /// Writes made while observing (evictions), reported by the next `tick`.
     side_reports: Vec<TickReport>,
@@ -172,7 +173,7 @@ impl Recorder {
                 write: Some(WriteStatus::Dropped(DropCause::Refused(reason))),
             };
         }
-        let outcome = match &mut self.engine {
+        match &mut self.engine {
             Engine::Legacy(correlator) => {
                 let correlation = correlator.correlate_with(event, now.into(), detail);
                 self.write_correlation(correlation, now, sink, detail)
@@ -208,9 +209,7 @@ impl Recorder {
                     }
                 }
             }
-        };
-        self.refresh_gauges();
-        outcome
+        }
     }
 
     /// Writes what the legacy correlator decided.
@@ -314,7 +313,6 @@ impl Recorder {
                 reports.push(TickReport { kind, at, writes });
             }
         }
-        self.refresh_gauges();
         reports
     }
 
@@ -358,14 +356,16 @@ impl Recorder {
         self.writer.take_retried()
     }
 
-    /// Counters and cache sizes.
-    pub fn stats(&self) -> Stats {
-        self.stats
+    /// Whether anything is left to write: open series or cached
+    /// singletons (series mode), or held writes.
+    pub fn has_pending(&self) -> bool {
+        self.has_pending_series() || !self.writer.held.is_empty()
     }
 
-    pub(crate) fn refresh_gauges(&mut self) {
-        let s = &mut self.stats;
-        s.held = u32::try_from(self.writer.held_len()).unwrap_or(u32::MAX);
+    /// Counters, with the gauges (held writes, cache sizes) as they are now.
+    pub fn stats(&self) -> Stats {
+        let mut s = self.stats;
+        s.held = u32::try_from(self.writer.held.len()).unwrap_or(u32::MAX);
         match &self.engine {
             Engine::Legacy(c) => {
                 let sizes = c.cache_sizes();
@@ -377,6 +377,7 @@ impl Recorder {
                 s.series_entries = u32::try_from(series.len()).unwrap_or(u32::MAX)
             }
         }
+        s
     }
 
     /// Capacity of the held queue.
@@ -408,12 +409,10 @@ impl Recorder {
         reporting_instance: &str,
     ) -> Result<usize, crate::sink::SinkError> {
         let listed = sink.list(reporting_controller, reporting_instance)?;
-        let added = match &mut self.engine {
+        Ok(match &mut self.engine {
             Engine::Legacy(correlator) => correlator.rebuild(listed),
             Engine::Series(series) => series.rebuild(listed),
-        };
-        self.refresh_gauges();
-        Ok(added)
+        })
     }
 }
 

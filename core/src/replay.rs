@@ -90,7 +90,7 @@ impl<S: Sink> Engine for Native<S> {
         self.recorder.next_due()
     }
     fn has_pending(&mut self) -> bool {
-        self.recorder.has_pending_series() || self.recorder.stats().held > 0
+        self.recorder.has_pending()
     }
     fn take_retried(&mut self) -> Vec<Retried> {
         self.recorder.take_retried()

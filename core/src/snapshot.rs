@@ -254,14 +254,14 @@ impl Recorder {
                     logger: OldestFirst(&c.dedup.cache),
                     spam: OldestFirst(&c.spam.cache),
                 };
-                postcard::to_extend(&(legacy, writer, self.stats), out)
+                postcard::to_extend(&(legacy, writer, self.stats()), out)
             }
             Engine::Series(s) => {
                 let series = SeriesRef {
                     cache: OldestFirst(&s.cache),
                     timers: s.timers,
                 };
-                postcard::to_extend(&(series, writer, self.stats), out)
+                postcard::to_extend(&(series, writer, self.stats()), out)
             }
         };
         // Writing into a Vec fails only when out of memory, which aborts.
@@ -307,7 +307,6 @@ impl Recorder {
         recorder.stats.dropped_held_queue_full += dropped;
         recorder.writer.health = writer.health;
         recorder.writer.rng = fastrand::Rng::with_seed(writer.rng);
-        recorder.refresh_gauges();
         Ok(recorder)
     }
 }

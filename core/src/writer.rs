@@ -202,11 +202,6 @@ impl Writer {
         }
     }
 
-    /// Held writes.
-    pub(crate) fn held_len(&self) -> usize {
-        self.held.len()
-    }
-
     /// Capacity of the held queue.
     pub(crate) fn held_capacity(&self) -> NonZeroUsize {
         self.held.capacity()

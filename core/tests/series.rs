@@ -177,7 +177,7 @@ impl Host {
     /// Runs the clock on until no series is open and no write is held.
     fn drain(&mut self) {
         let limit = self.now.plus_nanos(24 * 3600 * SECOND);
-        while self.recorder.has_pending_series() || self.recorder.stats().held > 0 {
+        while self.recorder.has_pending() {
             let due = self.recorder.next_due().expect("something is due");
             let due = due.max(self.now);
             assert!(

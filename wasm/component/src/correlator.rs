@@ -121,8 +121,7 @@ impl api::GuestCorrelator for Correlator {
     }
 
     fn pending(&self) -> bool {
-        let state = self.state.borrow();
-        state.recorder.has_pending_series() || state.recorder.stats().held > 0
+        self.state.borrow().recorder.has_pending()
     }
 
     fn stats(&self) -> api::Stats {
