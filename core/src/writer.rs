@@ -51,15 +51,6 @@ impl WriteOp {
             WriteOp::Patch { patch, .. } => Some(patch),
         }
     }
-
-    /// A later write for the same event supersedes an earlier one: it
-    /// carries the total count. A held create followed by a patch becomes
-    /// the patch, whose 404 fallback creates the patched event if the
-    /// create never landed, and which updates it if the create did land
-    /// although its answer was lost.
-    fn merge(self, later: WriteOp) -> WriteOp {
-        later
-    }
 }
 
 /// A write about to be attempted. The event is borrowed when it goes out as
@@ -262,10 +253,9 @@ impl Writer {
             {
                 return;
             }
-            let Some((key, op)) = self.held.peek_oldest() else {
+            let Some((_, op)) = self.held.peek_oldest() else {
                 return;
             };
-            let key = key.clone();
             stats.retries += 1;
             let status = match attempt(op.event(), op.patch(), sink, stats) {
                 Attempt::Ok(stored, created) => {
@@ -283,7 +273,8 @@ impl Writer {
                     continue;
                 }
             };
-            let Some(op) = self.held.remove(&key) else {
+            // Nothing was held since the peek: the oldest is still `op`.
+            let Some((_, op)) = self.held.pop_oldest() else {
                 return;
             };
             if let WriteStatus::Written(stored) = &status {
@@ -293,13 +284,17 @@ impl Writer {
         }
     }
 
-    /// Holds `op`, merging it into a held write for the same event.
+    /// Holds `op`, merging it into a held write for the same event: the
+    /// later write supersedes the earlier one, as it carries the total
+    /// count. A held create followed by a patch becomes the patch, whose
+    /// 404 fallback creates the patched event if the create never landed,
+    /// and which updates it if the create did land although its answer was
+    /// lost.
     fn hold(&mut self, op: WriteOp, retry_at: Timestamp, stats: &mut Stats) -> WriteStatus {
         let mut key = Vec::new();
         KeyRef::of(op.event(), KeyKind::Target).encode_into(&mut key);
         if let Some(slot) = self.held.peek_mut(&key) {
-            let earlier = core::mem::replace(slot, WriteOp::Create(Event::default()));
-            *slot = earlier.merge(op);
+            *slot = op;
             stats.merged += 1;
             return WriteStatus::Held { retry_at };
         }
