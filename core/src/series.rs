@@ -201,10 +201,12 @@ impl SeriesCorrelator {
     }
 
     /// client-go `refreshExistingEventSeries`: every open series is patched
-    /// with its current count. Oldest entries first.
+    /// with its current count. Oldest entries first; singletons are not
+    /// copied.
     fn heartbeat(&mut self) -> Vec<TimerWrite> {
         self.cache
             .iter_oldest_first()
+            .filter(|(_, e)| e.series.is_some())
             .filter_map(|(_, e)| final_write(e.clone(), Rule::Heartbeat))
             .collect()
     }
