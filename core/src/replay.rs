@@ -133,9 +133,7 @@ pub struct Replay<E> {
     /// The engine replayed into.
     pub engine: E,
     mode: Mode,
-    latest: Option<Timestamp>,
-    /// Input instants, issued so that none repeats.
-    instants: UniqueInstants,
+    clock: ReplayClock,
 }
 
 impl<E: Engine> Replay<E> {
@@ -144,8 +142,7 @@ impl<E: Engine> Replay<E> {
         Replay {
             engine,
             mode,
-            latest: None,
-            instants: UniqueInstants::default(),
+            clock: ReplayClock::default(),
         }
     }
 
@@ -156,17 +153,13 @@ impl<E: Engine> Replay<E> {
         Replay {
             engine,
             mode,
-            latest: clock.latest,
-            instants: clock.instants,
+            clock,
         }
     }
 
     /// The replay's clock, to save beside the engine's state.
     pub fn clock(&self) -> ReplayClock {
-        ReplayClock {
-            latest: self.latest,
-            instants: self.instants,
-        }
+        self.clock
     }
 
     /// The mode replayed.
@@ -181,9 +174,8 @@ impl<E: Engine> Replay<E> {
     /// twice: an input at the same instant as the one before is observed
     /// 1 ns after it (names made from the instant stay unique).
     pub fn observe(&mut self, event: Event, at: Timestamp) -> Vec<Line> {
-        let now = self.instants.issue(at);
+        let now = self.clock.instants.issue(at);
         let mut lines = self.run_until(now);
-        self.latest = Some(self.latest.map_or(now, |l| l.max(now)));
         lines.push(Line::Decision(self.engine.observe(event, now).into()));
         // Writes the event caused besides its own (an eviction, a retry).
         lines.extend(self.fire(now));
@@ -194,14 +186,14 @@ impl<E: Engine> Replay<E> {
     /// no write is held (held writes get at most [`DRAIN_LIMIT_NANOS`]).
     pub fn finish(&mut self) -> Vec<Line> {
         let mut lines = Vec::new();
-        let Some(last) = self.latest else {
+        let Some(last) = self.clock.latest else {
             return lines;
         };
         while self.engine.has_pending() {
             let Some(due) = self.engine.next_due() else {
                 break;
             };
-            let at = due.max(self.latest.unwrap_or(due));
+            let at = due.max(self.clock.latest.unwrap_or(due));
             if at.nanos_since(last) > DRAIN_LIMIT_NANOS {
                 break;
             }
@@ -214,7 +206,7 @@ impl<E: Engine> Replay<E> {
     pub fn run_until(&mut self, now: Timestamp) -> Vec<Line> {
         let mut lines = Vec::new();
         while let Some(due) = self.engine.next_due() {
-            let at = self.latest.map_or(due, |l| due.max(l));
+            let at = self.clock.latest.map_or(due, |l| due.max(l));
             if at > now {
                 break;
             }
@@ -228,7 +220,7 @@ impl<E: Engine> Replay<E> {
     }
 
     fn fire(&mut self, at: Timestamp) -> Vec<Line> {
-        self.latest = Some(self.latest.map_or(at, |l| l.max(at)));
+        self.clock.latest = Some(self.clock.latest.map_or(at, |l| l.max(at)));
         let mut lines: Vec<Line> = self.engine.tick(at).into_iter().map(Line::Tick).collect();
         self.push_retried(at, &mut lines);
         lines
