@@ -141,11 +141,6 @@ impl Event {
     pub fn name(&self) -> &str {
         &self.metadata.name
     }
-
-    /// The event's namespace (`metadata.namespace`).
-    pub fn namespace(&self) -> &str {
-        &self.metadata.namespace
-    }
 }
 
 /// Whether `type_` is one of the two types Kubernetes accepts.

@@ -64,11 +64,6 @@ impl<'e> KeyRef<'e> {
         KeyRef { event, kind }
     }
 
-    /// Which key this is.
-    pub fn kind(&self) -> KeyKind {
-        self.kind
-    }
-
     /// Calls `f` with each field, in order.
     #[inline]
     pub fn for_each_field(&self, mut f: impl FnMut(&'e str)) {

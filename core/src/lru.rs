@@ -185,11 +185,6 @@ impl<V> Lru<V> {
     pub fn iter_oldest_first(&self) -> impl Iterator<Item = (&Key, &V)> {
         self.inner.iter().rev()
     }
-
-    /// Entries from the least to the most recently used, mutably.
-    pub fn iter_mut_oldest_first(&mut self) -> impl Iterator<Item = (&Key, &mut V)> {
-        self.inner.iter_mut().rev()
-    }
 }
 
 impl<V> core::fmt::Debug for Lru<V> {
