@@ -183,7 +183,7 @@ impl TryFrom<EventRepr> for Observation {
             } else {
                 "regarding"
             };
-            return Err(format!("not an Event: {field} is missing"));
+            return Err(format!("{field} is missing"));
         };
         let type_ = r.type_.unwrap_or_default();
         if !is_valid_type(&type_) {

@@ -225,6 +225,15 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_object_is_not_an_event_once() {
+        let records = read("{\"reason\":\"x\",\"type\":\"Normal\"}\n");
+        assert_eq!(
+            records[0].as_ref().unwrap_err().to_string(),
+            "line 1: not an Event: involvedObject is missing"
+        );
+    }
+
+    #[test]
     fn kubectl_list_pretty_printed() {
         let text = format!(
             "{{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    {EVENT},\n    {{\"involvedObject\":{{}},\"type\":\"Bad\"}}\n  ],\n  \"kind\": \"List\"\n}}\n"

@@ -81,7 +81,15 @@ fn rejects_what_is_not_an_event() {
     assert!(
         err(json!({"apiVersion": "apps/v1", "involvedObject": {}})).contains("unknown apiVersion")
     );
-    assert!(err(json!({"reason": "x", "type": "Normal"})).contains("involvedObject is missing"));
+    // Callers say "not an Event: " themselves.
+    assert_eq!(
+        err(json!({"reason": "x", "type": "Normal"})),
+        "involvedObject is missing"
+    );
+    assert_eq!(
+        err(json!({"apiVersion": "events.k8s.io/v1", "type": "Normal"})),
+        "regarding is missing"
+    );
     assert!(err(json!({"involvedObject": {}, "type": "Info"})).contains("not Normal or Warning"));
     assert!(
         err(json!({"involvedObject": {}, "type": "Normal", "lastTimestamp": "yesterday"}))
