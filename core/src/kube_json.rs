@@ -13,6 +13,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference, is_valid_type};
+use crate::options::Mode;
 use crate::time::{Rfc3339, Timestamp};
 
 /// One input: an Event of either shape and the instant it was observed.
@@ -33,6 +34,17 @@ pub enum Shape {
     CoreV1,
     /// `events.k8s.io/v1` (or `v1beta1`).
     EventsV1,
+}
+
+impl Shape {
+    /// The shape `mode`'s recorder writes: core/v1 for legacy,
+    /// events.k8s.io/v1 for series.
+    pub fn of(mode: Mode) -> Shape {
+        match mode {
+            Mode::Legacy => Shape::CoreV1,
+            Mode::Series => Shape::EventsV1,
+        }
+    }
 }
 
 impl Observation {
@@ -240,6 +252,18 @@ impl<'de> Deserialize<'de> for Observation {
 
 /// Writes an [`Event`] as a core/v1 Event.
 pub struct CoreV1<'a>(pub &'a Event);
+
+/// Writes an [`Event`] in either shape: [`CoreV1`] or [`EventsV1`].
+pub struct EventJson<'a>(pub Shape, pub &'a Event);
+
+impl Serialize for EventJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Shape::CoreV1 => CoreV1(self.1).serialize(s),
+            Shape::EventsV1 => EventsV1(self.1).serialize(s),
+        }
+    }
+}
 
 /// Writes an [`Event`] as an events.k8s.io/v1 Event.
 pub struct EventsV1<'a>(pub &'a Event);

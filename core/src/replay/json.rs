@@ -5,8 +5,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use super::{Decision, Line};
-use crate::event::Event;
-use crate::kube_json::{CoreV1, EventsV1, PatchJson};
+use crate::kube_json::{EventJson, PatchJson, Shape};
 use crate::options::Mode;
 use crate::patch::Patch;
 use crate::recorder::Action;
@@ -22,7 +21,6 @@ pub struct LineJson<'a> {
     pub line: &'a Line,
 }
 
-struct EventJson<'a>(Mode, &'a Event);
 struct At(Timestamp);
 struct Status<'a>(&'a WriteStatus);
 struct WriteJson<'a> {
@@ -30,15 +28,6 @@ struct WriteJson<'a> {
     op: &'a WriteOp,
     why: Option<&'a Explanation>,
     status: &'a WriteStatus,
-}
-
-impl Serialize for EventJson<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Mode::Legacy => CoreV1(self.1).serialize(s),
-            Mode::Series => EventsV1(self.1).serialize(s),
-        }
-    }
 }
 
 impl Serialize for At {
@@ -91,7 +80,7 @@ impl Serialize for WriteJson<'_> {
         let mut map = s.serialize_map(None)?;
         let action = op_action(self.op);
         map.serialize_entry("action", &action)?;
-        map.serialize_entry("event", &EventJson(self.mode, self.op.event()))?;
+        map.serialize_entry("event", &EventJson(Shape::of(self.mode), self.op.event()))?;
         if let Some(patch) = self.op.patch() {
             map.serialize_entry("patch", &PatchJson(patch))?;
         }
@@ -108,7 +97,7 @@ impl Serialize for WriteJson<'_> {
 fn decision<S: SerializeMap>(map: &mut S, mode: Mode, d: &Decision) -> Result<(), S::Error> {
     map.serialize_entry("action", &d.action)?;
     if let Some(event) = &d.event {
-        map.serialize_entry("event", &EventJson(mode, event))?;
+        map.serialize_entry("event", &EventJson(Shape::of(mode), event))?;
     }
     if let Some(patch) = &d.patch {
         map.serialize_entry("patch", &PatchJson(patch as &Patch))?;

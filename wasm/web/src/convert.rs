@@ -6,7 +6,7 @@
 //! plain objects, arrays and numbers (never a `Map` or a `BigInt`) and
 //! `JSON.stringify` gives what the native build prints.
 
-use hush_core::kube_json::{CoreV1, EventsV1, Observation, PatchJson};
+use hush_core::kube_json::{EventJson, Observation, PatchJson, Shape};
 use hush_core::replay::{Line, LineJson};
 use hush_core::{Event, Mode, Options, Patch, SinkError, Stored, Timestamp};
 use js_sys::{Array, Object, Reflect};
@@ -45,10 +45,7 @@ pub fn lines_to_js(mode: Mode, lines: &[Line]) -> Result<JsValue, OutputError> {
 /// Writes an event in `mode`'s Kubernetes shape (core/v1 for legacy,
 /// events.k8s.io/v1 for series).
 pub fn event_to_js(mode: Mode, event: &Event) -> Result<JsValue, OutputError> {
-    match mode {
-        Mode::Legacy => to_js(&CoreV1(event)),
-        Mode::Series => to_js(&EventsV1(event)),
-    }
+    to_js(&EventJson(Shape::of(mode), event))
 }
 
 /// Writes a patch as the JSON object it sends.
