@@ -24,7 +24,8 @@ pub(crate) struct LogEntry {
 /// Whether the logger had seen the event before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Seen {
-    /// Not cached, or cached with count 0: the event goes out as it came.
+    /// Not cached, or cached with count 0: the event goes out as it came,
+    /// or, when aggregated, as a new combined event.
     First,
     /// Cached: the event takes the cached name, resource version and first
     /// timestamp, and the cached count, one up.

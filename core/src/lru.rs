@@ -1,9 +1,10 @@
 //! Bounded least-recently-used maps, as `k8s.io/utils/lru` behaves.
 //!
-//! A thin layer over the `lru` crate. Keys are looked up straight from an
-//! event's fields ([`KeyRef`](crate::key::KeyRef)) or from their encoding;
-//! only inserting a new key copies its fields. `get_mut` touches recency
-//! (Go's `Get`), `peek` does not, and `insert` returns what it evicted.
+//! A thin layer over the `lru` crate. Keys are looked up by their encoded
+//! bytes, borrowed (a [`Lookup`], with its hash when the caller already
+//! computed it); only inserting a new key copies them. `get_mut` touches
+//! recency (Go's `Get`), `peek` does not, and `insert` returns what it
+//! evicted.
 
 use core::num::NonZeroUsize;
 

@@ -203,8 +203,8 @@ impl Writer {
         core::mem::take(&mut self.retried)
     }
 
-    /// Writes `op` now if the sink is healthy, else holds it. `done` sees
-    /// every successful write, to update correlator state.
+    /// Writes `request` now if the sink is healthy, else holds it. `done`
+    /// sees every successful write, to update correlator state.
     pub(crate) fn submit(
         &mut self,
         request: Request<'_>,
