@@ -100,36 +100,27 @@ impl Encoder {
         self.sent = 0;
     }
 
-    fn put_str(
-        &mut self,
-        out: &mut Vec<u8>,
-        index: usize,
-        value: &str,
-        prev: impl FnOnce(&mut Event) -> &mut String,
-    ) {
-        let slot = prev(&mut self.prev);
-        let bit = 1u32 << index;
-        if self.sent & bit != 0 && crate::cache_key::bytes_eq(slot.as_bytes(), value.as_bytes()) {
-            out.push(0);
-            return;
-        }
-        put_len(out, value.len() + 1);
-        out.extend_from_slice(value.as_bytes());
-        slot.clear();
-        slot.push_str(value);
-        self.sent |= bit;
-    }
-
     /// Appends an observation: `event`, observed at `at` (or, without an
     /// instant, whenever the receiver reads its clock).
     pub fn encode(&mut self, out: &mut Vec<u8>, event: &Event, at: Option<Timestamp>) {
+        let (prev, sent) = (&mut self.prev, &mut self.sent);
         put_instant(out, at);
         let m = &event.metadata;
-        self.put_str(out, NAME, &m.name, |p| &mut p.metadata.name);
-        self.put_str(out, NAMESPACE, &m.namespace, |p| &mut p.metadata.namespace);
-        self.put_str(out, RESOURCE_VERSION, &m.resource_version, |p| {
-            &mut p.metadata.resource_version
-        });
+        put_str(out, sent, NAME, &m.name, &mut prev.metadata.name);
+        put_str(
+            out,
+            sent,
+            NAMESPACE,
+            &m.namespace,
+            &mut prev.metadata.namespace,
+        );
+        put_str(
+            out,
+            sent,
+            RESOURCE_VERSION,
+            &m.resource_version,
+            &mut prev.metadata.resource_version,
+        );
         put_len(out, m.annotations.len());
         for (k, v) in &m.annotations {
             for s in [k, v] {
@@ -137,21 +128,28 @@ impl Encoder {
                 out.extend_from_slice(s.as_bytes());
             }
         }
-        for (i, f) in event.involved_object.fields().into_iter().enumerate() {
-            self.put_str(out, OBJECT + i, f, |p| {
-                p.involved_object.fields_mut().into_iter().nth(i).unwrap()
-            });
+        let object = event.involved_object.fields();
+        for (i, (f, slot)) in object
+            .into_iter()
+            .zip(prev.involved_object.fields_mut())
+            .enumerate()
+        {
+            put_str(out, sent, OBJECT + i, f, slot);
         }
-        self.put_str(out, REASON, &event.reason, |p| &mut p.reason);
-        self.put_str(out, MESSAGE, &event.message, |p| &mut p.message);
-        self.put_str(out, COMPONENT, &event.source.component, |p| {
-            &mut p.source.component
-        });
-        self.put_str(out, HOST, &event.source.host, |p| &mut p.source.host);
+        put_str(out, sent, REASON, &event.reason, &mut prev.reason);
+        put_str(out, sent, MESSAGE, &event.message, &mut prev.message);
+        put_str(
+            out,
+            sent,
+            COMPONENT,
+            &event.source.component,
+            &mut prev.source.component,
+        );
+        put_str(out, sent, HOST, &event.source.host, &mut prev.source.host);
         put_instant(out, event.first_timestamp);
         put_instant(out, event.last_timestamp);
         out.extend_from_slice(&event.count.to_le_bytes());
-        self.put_str(out, TYPE, &event.type_, |p| &mut p.type_);
+        put_str(out, sent, TYPE, &event.type_, &mut prev.type_);
         put_instant(out, event.event_time);
         match &event.series {
             None => out.push(0),
@@ -161,34 +159,52 @@ impl Encoder {
                 out.extend_from_slice(&s.last_observed_time.nanos().to_le_bytes());
             }
         }
-        self.put_str(out, ACTION, &event.action, |p| &mut p.action);
+        put_str(out, sent, ACTION, &event.action, &mut prev.action);
         match &event.related {
             None => {
                 out.push(0);
                 // The receiver forgets its related fields: the next one is sent in full.
-                self.sent &= !(0x7f << RELATED);
+                *sent &= !(0x7f << RELATED);
             }
             Some(r) => {
                 out.push(1);
-                for (i, f) in r.fields().into_iter().enumerate() {
-                    self.put_str(out, RELATED + i, f, |p| {
-                        p.related
-                            .get_or_insert_with(ObjectReference::default)
-                            .fields_mut()
-                            .into_iter()
-                            .nth(i)
-                            .unwrap()
-                    });
+                let slots = prev.related.get_or_insert_with(ObjectReference::default);
+                for (i, (f, slot)) in r.fields().into_iter().zip(slots.fields_mut()).enumerate() {
+                    put_str(out, sent, RELATED + i, f, slot);
                 }
             }
         }
-        self.put_str(out, CONTROLLER, &event.reporting_controller, |p| {
-            &mut p.reporting_controller
-        });
-        self.put_str(out, INSTANCE, &event.reporting_instance, |p| {
-            &mut p.reporting_instance
-        });
+        put_str(
+            out,
+            sent,
+            CONTROLLER,
+            &event.reporting_controller,
+            &mut prev.reporting_controller,
+        );
+        put_str(
+            out,
+            sent,
+            INSTANCE,
+            &event.reporting_instance,
+            &mut prev.reporting_instance,
+        );
     }
+}
+
+/// Appends string field `index`: a single zero byte when it equals `prev`,
+/// the field last sent in this batch (`sent` has a bit per field sent),
+/// else its length plus one and its bytes, which `prev` then keeps.
+fn put_str(out: &mut Vec<u8>, sent: &mut u32, index: usize, value: &str, prev: &mut String) {
+    let bit = 1u32 << index;
+    if *sent & bit != 0 && crate::cache_key::bytes_eq(prev.as_bytes(), value.as_bytes()) {
+        out.push(0);
+        return;
+    }
+    put_len(out, value.len() + 1);
+    out.extend_from_slice(value.as_bytes());
+    prev.clear();
+    prev.push_str(value);
+    *sent |= bit;
 }
 
 /// Reads the observations of a batch an [`Encoder`] wrote, in order.
