@@ -221,17 +221,19 @@ impl<E: Engine> Replay<E> {
 
     fn fire(&mut self, at: Timestamp) -> Vec<Line> {
         self.clock.latest = Some(self.clock.latest.map_or(at, |l| l.max(at)));
-        let mut lines: Vec<Line> = self.engine.tick(at).into_iter().map(Line::Tick).collect();
-        self.push_retried(at, &mut lines);
-        lines
+        fire(&mut self.engine, at)
     }
+}
 
-    fn push_retried(&mut self, at: Timestamp, lines: &mut Vec<Line>) {
-        let writes = self.engine.take_retried();
-        if !writes.is_empty() {
-            lines.push(Line::Retry { at, writes });
-        }
+/// Runs what is due at `at` in `engine` and returns what it wrote: the
+/// timers' lines, then the held writes retried since the last call.
+pub fn fire<E: Engine>(engine: &mut E, at: Timestamp) -> Vec<Line> {
+    let mut lines: Vec<Line> = engine.tick(at).into_iter().map(Line::Tick).collect();
+    let writes = engine.take_retried();
+    if !writes.is_empty() {
+        lines.push(Line::Retry { at, writes });
     }
+    lines
 }
 
 #[cfg(feature = "serde")]

@@ -13,24 +13,21 @@
 //! setInterval(() => correlator.tick(), 1000);    // timers and held writes
 //! ```
 
-use hush_core::Recorder;
-use hush_core::replay::Line;
+use hush_core::replay::{Engine, Line, Native, fire};
 use hush_core::time::UniqueInstants;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::convert::{
-    instant_to_millis, line_to_js, lines_to_js, observation_from_js, options_from_js, to_js,
-};
-use crate::error::{ConstructError, ObserveError, OutputError, TickError};
+use crate::convert::{instant_to_millis, line_to_js, lines_to_js, observation_from_js, to_js};
+use crate::error::{ConstructError, ObserveError, OutputError};
+use crate::replay::native;
 use crate::sink::{JsClock, JsSink};
 
 /// A recorder observing live events, writing through the host's sink.
 #[wasm_bindgen(js_name = Correlator)]
 #[derive(Debug)]
 pub struct WebCorrelator {
-    recorder: Recorder,
-    sink: JsSink,
+    engine: Native<JsSink>,
     clock: JsClock,
     /// Instants issued so far (never the same nanosecond twice).
     instants: UniqueInstants,
@@ -44,14 +41,10 @@ impl WebCorrelator {
     /// (else `TypeError`).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, host: JsValue) -> Result<WebCorrelator, ConstructError> {
-        let options = options_from_js(&options)?;
-        let mode = options.mode;
-        let clock = JsClock::new(&host)?;
-        let sink = JsSink::new(&host, "host", mode)?;
+        let engine = native(&options, &host, "host")?;
         Ok(WebCorrelator {
-            recorder: Recorder::new(options).map_err(ConstructError::Options)?,
-            sink,
-            clock,
+            engine,
+            clock: JsClock::new(&host)?,
             instants: UniqueInstants::default(),
         })
     }
@@ -71,12 +64,7 @@ impl WebCorrelator {
             None => self.clock.now()?,
         };
         let now = self.instants.issue(read);
-        let mut event = observation.event;
-        self.recorder.prepare(&mut event, now);
-        let decision = self
-            .recorder
-            .observe(&event, now, &mut self.sink, true)
-            .into_decision();
+        let decision = self.engine.observe(observation.event, now);
         Ok(line_to_js(
             self.mode(),
             &Line::Decision(Box::new(decision)),
@@ -87,18 +75,9 @@ impl WebCorrelator {
     /// and, in series mode, the finish check and the heartbeat. Returns the
     /// lines (`{tick: "heartbeat"|"finish"|"evict"|"retry", at, writes}`) of what
     /// was written, including held writes retried since the last call.
-    pub fn tick(&mut self) -> Result<JsValue, TickError> {
+    pub fn tick(&mut self) -> Result<JsValue, ObserveError> {
         let now = self.clock.now()?;
-        let mut lines: Vec<Line> = self
-            .recorder
-            .tick(now, &mut self.sink)
-            .into_iter()
-            .map(Line::Tick)
-            .collect();
-        let writes = self.recorder.take_retried();
-        if !writes.is_empty() {
-            lines.push(Line::Retry { at: now, writes });
-        }
+        let lines = fire(&mut self.engine, now);
         Ok(lines_to_js(self.mode(), &lines)?)
     }
 
@@ -106,22 +85,22 @@ impl WebCorrelator {
     /// epoch, or `undefined` when nothing is pending.
     #[wasm_bindgen(js_name = nextDue)]
     pub fn next_due(&self) -> Option<f64> {
-        self.recorder.next_due().map(instant_to_millis)
+        self.engine.recorder.next_due().map(instant_to_millis)
     }
 
     /// The counters and cache sizes (hush-core `Stats`, camelCase keys).
     pub fn stats(&self) -> Result<JsValue, OutputError> {
-        to_js(&self.recorder.stats())
+        to_js(&self.engine.recorder.stats())
     }
 
     /// The options in force, kebab-case keys, defaults filled in.
     pub fn options(&self) -> Result<JsValue, OutputError> {
-        to_js(self.recorder.options())
+        to_js(self.engine.recorder.options())
     }
 }
 
 impl WebCorrelator {
     fn mode(&self) -> hush_core::Mode {
-        self.recorder.options().mode
+        self.engine.recorder.options().mode
     }
 }

@@ -118,17 +118,17 @@ impl From<OutputError> for JsValue {
     }
 }
 
-/// Why `observe(event)` failed; the recorder's state is unchanged unless the
-/// error is [`ObserveError::Output`].
+/// Why `observe(event)` or `tick()` failed; the recorder's state is
+/// unchanged unless the error is [`ObserveError::Output`].
 #[derive(Debug)]
 pub enum ObserveError {
     /// The input is not a Kubernetes Event (`TypeError`, "not an Event: …").
     NotAnEvent(String),
     /// A replay input has no instant (`TypeError`); names the fields it needs.
     NoInstant(Shape),
-    /// The host's clock failed.
+    /// The host's clock failed; nothing was run.
     Clock(ClockError),
-    /// The decision could not be converted.
+    /// The decision or lines could not be converted.
     Output(OutputError),
 }
 
@@ -163,50 +163,10 @@ impl From<OutputError> for ObserveError {
 
 impl From<ObserveError> for JsValue {
     fn from(e: ObserveError) -> JsValue {
-        let message = e.to_string();
         match e {
-            ObserveError::NotAnEvent(_) | ObserveError::NoInstant(_) => type_error(&message),
+            ObserveError::NotAnEvent(_) | ObserveError::NoInstant(_) => type_error(&e.to_string()),
             ObserveError::Clock(e) => e.into(),
             ObserveError::Output(e) => e.into(),
-        }
-    }
-}
-
-/// Why `tick()` failed.
-#[derive(Debug)]
-pub enum TickError {
-    /// The host's clock failed; nothing was run.
-    Clock(ClockError),
-    /// The lines could not be converted.
-    Output(OutputError),
-}
-
-impl fmt::Display for TickError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TickError::Clock(e) => e.fmt(f),
-            TickError::Output(e) => e.fmt(f),
-        }
-    }
-}
-
-impl From<ClockError> for TickError {
-    fn from(e: ClockError) -> Self {
-        TickError::Clock(e)
-    }
-}
-
-impl From<OutputError> for TickError {
-    fn from(e: OutputError) -> Self {
-        TickError::Output(e)
-    }
-}
-
-impl From<TickError> for JsValue {
-    fn from(e: TickError) -> JsValue {
-        match e {
-            TickError::Clock(e) => e.into(),
-            TickError::Output(e) => e.into(),
         }
     }
 }

@@ -32,12 +32,10 @@ impl WebReplay {
     /// `patch` and `list`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, sink: JsValue) -> Result<WebReplay, ConstructError> {
-        let options = options_from_js(&options)?;
-        let mode = options.mode;
-        let sink = JsSink::new(&sink, "sink", mode)?;
-        let recorder = Recorder::new(options).map_err(ConstructError::Options)?;
+        let engine = native(&options, &sink, "sink")?;
+        let mode = engine.recorder.options().mode;
         Ok(WebReplay {
-            replay: Replay::new(Native { recorder, sink }, mode),
+            replay: Replay::new(engine, mode),
         })
     }
 
@@ -64,4 +62,17 @@ impl WebReplay {
     pub fn stats(&self) -> Result<JsValue, OutputError> {
         to_js(&self.replay.engine.recorder.stats())
     }
+}
+
+/// A recorder with the JavaScript `options`, writing through `target` (the
+/// object with `create`, `patch` and `list`, called `what` in errors).
+pub(crate) fn native(
+    options: &JsValue,
+    target: &JsValue,
+    what: &'static str,
+) -> Result<Native<JsSink>, ConstructError> {
+    let options = options_from_js(options)?;
+    let sink = JsSink::new(target, what, options.mode)?;
+    let recorder = Recorder::new(options).map_err(ConstructError::Options)?;
+    Ok(Native { recorder, sink })
 }
