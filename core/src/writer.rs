@@ -227,7 +227,11 @@ impl Writer {
                     done(&request.event, &stored);
                     return WriteStatus::Written(stored);
                 }
-                Attempt::Final(cause) => return WriteStatus::Dropped(count_dropped(stats, cause)),
+                Attempt::Final(cause) => {
+                    // The sink answered: it is reachable and not asking for a pause.
+                    self.health = Health::Healthy;
+                    return WriteStatus::Dropped(count_dropped(stats, cause));
+                }
                 Attempt::Retry(failure, retry_after) => {
                     let until = self.fail(failure, retry_after, now);
                     if until > now {

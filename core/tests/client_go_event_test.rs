@@ -907,6 +907,43 @@ fn a_final_answer_to_a_retry_ends_the_backoff() {
     );
 }
 
+#[test]
+fn an_expired_backoff_with_nothing_held_does_not_hold_new_writes() {
+    // Unreachable, retried at once (the reconnect schedule starts at 0 s),
+    // then a final answer: the write is dropped and nothing is held. The
+    // sink answered, so a later write goes straight to it.
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
+        Some(unreachable()),
+        Some(SinkError::AlreadyExists),
+    ]));
+    let a = legacy.occur("a", "Started", at(0));
+    assert_eq!(a.write, WriteStatus::Dropped(DropCause::AlreadyExists));
+    let b = legacy.occur("b", "Started", at(10));
+    assert!(matches!(b.write, WriteStatus::Written(_)), "{:?}", b.write);
+}
+
+#[test]
+fn a_final_answer_to_a_retry_starts_the_next_backoff_over() {
+    // The retry's final answer shows the sink is back: a later throttle is
+    // a first failure again (1 s backoff), not a second (2 s).
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
+        Some(throttled(None)),
+        Some(SinkError::AlreadyExists),
+        Some(throttled(None)),
+    ]));
+    let a = legacy.occur("a", "Started", at(0));
+    legacy.tick(held_until(&a.write));
+    assert_eq!(legacy.recorder.take_retried().len(), 1);
+
+    let t = at(10);
+    let b = legacy.occur("b", "Started", t);
+    let retry_at = held_until(&b.write);
+    assert!(
+        retry_at >= t.plus_nanos(SECOND) && retry_at <= t.plus_nanos(1250 * MILLI),
+        "{retry_at:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Spam filter
 // ---------------------------------------------------------------------------
