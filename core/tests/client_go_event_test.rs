@@ -911,10 +911,12 @@ fn a_final_answer_to_a_retry_ends_the_backoff() {
 fn an_expired_backoff_with_nothing_held_does_not_hold_new_writes() {
     // Unreachable, retried at once (the reconnect schedule starts at 0 s),
     // then a final answer: the write is dropped and nothing is held. The
-    // sink answered, so a later write goes straight to it.
+    // sink answered, so the next unreachable answer is a first one again:
+    // retried at once, and written.
     let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
         Some(unreachable()),
         Some(SinkError::AlreadyExists),
+        Some(unreachable()),
     ]));
     let a = legacy.occur("a", "Started", at(0));
     assert_eq!(a.write, WriteStatus::Dropped(DropCause::AlreadyExists));
