@@ -53,7 +53,9 @@ locked_wasm_bindgen_version() {
 ensure_wasm_bindgen() {
     local want have
     want="$(locked_wasm_bindgen_version)"
-    have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')"
+    # `|| true`: a missing wasm-bindgen is the normal case on a fresh
+    # machine, not an error (under `set -o pipefail` the pipeline fails).
+    have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
     if [ "$have" != "$want" ]; then
         echo "installing wasm-bindgen-cli $want (takes a few minutes, once)"
         cargo install wasm-bindgen-cli --version "$want" --force
