@@ -4,16 +4,23 @@
 //! decisions of client-go's `EventCorrelator` (core/v1, `tools/record`),
 //! with time passed in and decisions returned, never read or performed.
 //!
-//! The pipeline for one event, each stage in its own module:
+//! The crate is laid out as the pipeline an event goes through:
 //!
-//! 1. [`aggregator`]: similar events (same reason, differing message) fold
-//!    into a combined event on the 10th distinct message in a sliding window;
-//! 2. `dedup`: identical events become one event with a count;
-//! 3. `spam_filter`: a [`token_bucket`] per source and object drops floods.
+//! - [`model`]: the shared model (the event, time as values, options,
+//!   explanations, counters, names, the API server's checks);
+//! - [`key`]: the keys that group events, and how the caches hold them;
+//! - [`legacy`]: client-go's `EventCorrelator` (core/v1): aggregate, dedup,
+//!   spam filter, in client-go's order;
+//! - [`series`]: the events.k8s.io/v1 correlator (series with heartbeats);
+//! - [`write`](mod@write): the recorder every binding wraps and its write path (sink,
+//!   patches, held writes and backoff, an in-memory store);
+//! - [`format`]: Kubernetes JSON, the compact wire encoding, replay lines
+//!   and snapshots;
+//! - [`lru`]: the bounded caches under all of them.
 //!
-//! [`Correlator`] runs them in client-go's order and explains every
-//! [`Correlation`] with a [`Why`]. The crate is `#![no_std]` with `alloc`:
-//! no I/O, no clock reads, no bindings.
+//! [`Correlator`] runs the legacy stages and explains every [`Correlation`]
+//! with a [`Why`]; [`Recorder`] adds the write path. The crate is
+//! `#![no_std]` with `alloc`: no I/O, no clock reads, no bindings.
 //!
 //! ```
 //! use hush_core::{Correlation, Correlator, Event, Options, Rule, Timestamp};
@@ -43,48 +50,26 @@ extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
-pub mod aggregator;
-pub mod cache_key;
-pub mod complete;
-pub mod correlator;
-mod dedup;
-pub mod error;
-pub mod event;
+pub mod format;
 pub mod key;
-#[cfg(feature = "serde")]
-pub mod kube_json;
+pub mod legacy;
 pub mod lru;
-pub mod name;
-pub mod options;
-pub mod patch;
-pub mod recorder;
-pub mod replay;
+pub mod model;
 pub mod series;
-pub mod sink;
-#[cfg(feature = "snapshot")]
-pub mod snapshot;
-mod spam_filter;
-pub mod stats;
-pub mod store;
-pub mod time;
-pub mod token_bucket;
-pub mod validate;
-pub mod why;
-pub mod wire;
-pub mod writer;
+pub mod write;
 
-pub use correlator::{CacheSizes, Correlation, Correlator, Instants, Observed};
-pub use error::OptionsError;
-pub use event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
-pub use key::SpamKeyFields;
-pub use options::{Mode, Options};
-pub use patch::{LegacyPatch, Patch};
-pub use recorder::{Action, Outcome, Recorder, TickKind, TickReport, TickWrite};
-pub use series::SeriesCorrelator;
-pub use sink::{Sink, SinkError, Stored};
 #[cfg(feature = "snapshot")]
-pub use snapshot::SnapshotError;
-pub use stats::Stats;
-pub use time::Timestamp;
-pub use why::{Explanation, Rule, Why};
-pub use writer::{DropCause, WriteOp, WriteStatus};
+pub use format::snapshot::SnapshotError;
+pub use key::SpamKeyFields;
+pub use legacy::correlator::{CacheSizes, Correlation, Correlator, Instants, Observed};
+pub use model::error::OptionsError;
+pub use model::event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
+pub use model::options::{Mode, Options};
+pub use model::stats::Stats;
+pub use model::time::Timestamp;
+pub use model::why::{Explanation, Rule, Why};
+pub use series::SeriesCorrelator;
+pub use write::patch::{LegacyPatch, Patch};
+pub use write::recorder::{Action, Outcome, Recorder, TickKind, TickReport, TickWrite};
+pub use write::sink::{Sink, SinkError, Stored};
+pub use write::writer::{DropCause, WriteOp, WriteStatus};

@@ -8,7 +8,7 @@
 
 use core::num::NonZeroUsize;
 
-use crate::cache_key::{Key, KeyHasher, Lookup, Probe};
+use crate::key::cache::{Key, KeyHasher, Lookup, Probe};
 
 /// A bounded map that evicts its least recently used entry.
 pub struct Lru<V> {

@@ -11,17 +11,17 @@
 
 use alloc::vec::Vec;
 
-use crate::cache_key::KeyHasher;
-use crate::event::{Event, EventSeries};
+use crate::key::cache::KeyHasher;
 use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
-use crate::options::Options;
-use crate::patch::Patch;
-use crate::recorder::TickKind;
-use crate::sink::Stored;
-use crate::time::{NANOS_PER_SECOND, Timestamp};
-use crate::why::{Explanation, Rule, Why};
-use crate::writer::WriteOp;
+use crate::model::event::{Event, EventSeries};
+use crate::model::options::Options;
+use crate::model::time::{NANOS_PER_SECOND, Timestamp};
+use crate::model::why::{Explanation, Rule, Why};
+use crate::write::patch::Patch;
+use crate::write::recorder::TickKind;
+use crate::write::sink::Stored;
+use crate::write::writer::WriteOp;
 
 /// The series count of the first patch (client-go ≥ 1.27; 1 was rejected).
 pub const SERIES_START_COUNT: i32 = 2;

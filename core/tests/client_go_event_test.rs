@@ -11,10 +11,10 @@ use std::num::{NonZeroU32, NonZeroUsize};
 mod common;
 
 use common::{Call, ScriptedSink};
-use hush_core::patch::{LegacyPatch, Patch};
-use hush_core::store::MemoryStore;
-use hush_core::time::NANOS_PER_SECOND;
-use hush_core::writer::Retried;
+use hush_core::model::time::NANOS_PER_SECOND;
+use hush_core::write::patch::{LegacyPatch, Patch};
+use hush_core::write::store::MemoryStore;
+use hush_core::write::writer::Retried;
 use hush_core::{
     Action, DropCause, Event, EventSource, Explanation, ObjectReference, Options, Recorder, Rule,
     Sink, SinkError, Stats, Timestamp, WriteOp, WriteStatus,

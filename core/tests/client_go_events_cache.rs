@@ -3,8 +3,8 @@
 //! every event costs three clock reads (the test stamps it, the aggregator
 //! reads, the spam filter reads), each one `d` later than the last.
 
-use hush_core::aggregator::COMBINED_PREFIX;
 use hush_core::key::{KeyKind, KeyRef};
+use hush_core::legacy::aggregator::COMBINED_PREFIX;
 use hush_core::{
     Correlation, Correlator, Event, EventSource, Instants, ObjectReference, Options, Rule,
     SpamKeyFields, Timestamp,

@@ -7,12 +7,12 @@
 use std::collections::HashMap;
 use std::num::{NonZeroU32, NonZeroUsize};
 
-use hush_core::complete::complete_core_v1;
 use hush_core::key::{KeyKind, KeyRef};
+use hush_core::legacy::token_bucket::{Rate, Take, TokenBucket};
 use hush_core::lru::Lru;
-use hush_core::name::{event_name, is_dns1123_subdomain, raw_event_name};
-use hush_core::time::NANOS_PER_SECOND;
-use hush_core::token_bucket::{Rate, Take, TokenBucket};
+use hush_core::model::complete::complete_core_v1;
+use hush_core::model::name::{event_name, is_dns1123_subdomain, raw_event_name};
+use hush_core::model::time::NANOS_PER_SECOND;
 use hush_core::{
     Correlation, Correlator, Event, EventSource, ObjectMeta, ObjectReference, Options, Rule,
     SpamKeyFields, Timestamp,

@@ -12,12 +12,12 @@ use std::num::NonZeroUsize;
 mod common;
 
 use common::{Answer, Call, ScriptedSink};
+use hush_core::format::kube_json::Observation;
+use hush_core::format::replay::Decision;
 use hush_core::key::{KeyKind, KeyRef};
-use hush_core::kube_json::Observation;
-use hush_core::patch::Patch;
-use hush_core::replay::Decision;
-use hush_core::store::stored_count;
-use hush_core::time::NANOS_PER_SECOND;
+use hush_core::model::time::NANOS_PER_SECOND;
+use hush_core::write::patch::Patch;
+use hush_core::write::store::stored_count;
 use hush_core::{
     Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectMeta, ObjectReference, Options,
     Recorder, Rule, SinkError, Stats, Stored, TickKind, TickReport, Timestamp, WriteOp,
@@ -294,7 +294,9 @@ fn two_identical_events_about_an_empty_reference_make_one_series_in_default() {
     );
     let stored = host.only_stored();
     assert_eq!(stored.metadata.namespace, "default");
-    assert!(hush_core::name::is_dns1123_subdomain(&stored.metadata.name));
+    assert!(hush_core::model::name::is_dns1123_subdomain(
+        &stored.metadata.name
+    ));
     assert_eq!(series_of(stored).count, 2);
 }
 

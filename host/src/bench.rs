@@ -6,7 +6,7 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::Instant;
 
-use hush_core::wire::Encoder;
+use hush_core::format::wire::Encoder;
 use hush_core::{Options, Recorder, Timestamp};
 use serde::Serialize;
 

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::io::{self, BufRead};
 
-use hush_core::kube_json::Observation;
+use hush_core::format::kube_json::Observation;
 use serde_json::Value;
 
 /// Longest record accepted, in bytes; a Kubernetes object is at most ~1.5 MiB.

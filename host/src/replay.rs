@@ -4,9 +4,9 @@
 use std::io::{self, BufRead, Write};
 
 use hush_core::Mode;
-use hush_core::replay::{Engine, Line, LineJson, Replay};
-use hush_core::stats::Stats;
-use hush_core::store::MemoryStore;
+use hush_core::format::replay::{Engine, Line, LineJson, Replay};
+use hush_core::model::stats::Stats;
+use hush_core::write::store::MemoryStore;
 
 use crate::component::Trap;
 use crate::input::{Record, records};
@@ -23,7 +23,7 @@ pub trait StoreEngine: Engine {
     }
 }
 
-impl StoreEngine for hush_core::replay::Native<MemoryStore> {
+impl StoreEngine for hush_core::format::replay::Native<MemoryStore> {
     fn store(&self) -> &MemoryStore {
         &self.sink
     }

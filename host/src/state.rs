@@ -1,7 +1,7 @@
 //! Replays that survive a restart: `hushd replay --state DIR`.
 //!
 //! The state file `DIR/state.bin` holds how many input records were
-//! consumed, the recorder's [snapshot](hush_core::snapshot), the in-memory
+//! consumed, the recorder's [snapshot](hush_core::format::snapshot), the in-memory
 //! API server's contents and the replay clock. A run that finds it restores
 //! all of it, skips the records already consumed and goes on, so an open
 //! series keeps counting into the same Event and the output continues
@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
-use hush_core::replay::{Native, Replay, ReplayClock};
-use hush_core::store::MemoryStore;
+use hush_core::format::replay::{Native, Replay, ReplayClock};
+use hush_core::write::store::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 

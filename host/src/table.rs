@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use hush_core::store::{MemoryStore, stored_count};
+use hush_core::write::store::{MemoryStore, stored_count};
 use hush_core::{Event, Mode, Timestamp};
 
 use crate::replay::Summary;

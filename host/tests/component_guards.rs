@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hush_core::store::MemoryStore;
+use hush_core::write::store::MemoryStore;
 use hush_core::{Options, Timestamp};
 use hushd::component::{
     ComponentEngine, EPOCH_TICK, Epoch, Guards, HostClock, Plugin, embedded_bytes,
@@ -21,7 +21,7 @@ fn plugin() -> Arc<Plugin> {
 fn batch(events: usize) -> Vec<u8> {
     let mut mix = Mix::new(7, None);
     let mut buf = Vec::new();
-    let mut encoder = hush_core::wire::Encoder::new();
+    let mut encoder = hush_core::format::wire::Encoder::new();
     for _ in 0..events {
         let (event, now) = mix.next_event();
         encoder.encode(&mut buf, event, Some(now));

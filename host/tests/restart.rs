@@ -11,7 +11,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use hush_core::Timestamp;
-use hush_core::time::NANOS_PER_SECOND;
+use hush_core::model::time::NANOS_PER_SECOND;
 use hushd::state::State;
 
 const HUSHD: &str = env!("CARGO_BIN_EXE_hushd");

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hush_core::kube_json::Observation;
-use hush_core::replay::{Engine, Line, LineJson, Replay};
+use hush_core::format::kube_json::Observation;
+use hush_core::format::replay::{Engine, Line, LineJson, Replay};
 use hush_core::{Mode, Options};
 use serde::Deserialize;
 use serde_json::Value;

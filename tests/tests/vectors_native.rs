@@ -1,8 +1,8 @@
 //! The shared vectors replayed against the native core: one test per file.
 
 use hush_core::Recorder;
-use hush_core::replay::Native;
-use hush_core::store::MemoryStore;
+use hush_core::format::replay::Native;
+use hush_core::write::store::MemoryStore;
 use hush_tests::{compare, load, replay, test_name, vector_files};
 use libtest_mimic::{Arguments, Trial};
 

@@ -6,8 +6,8 @@
 
 use std::collections::VecDeque;
 
-use hush_core::patch::Patch;
-use hush_core::store::MemoryStore;
+use hush_core::write::patch::Patch;
+use hush_core::write::store::MemoryStore;
 use hush_core::{Event, EventSeries, Sink, SinkError, Stored, Timestamp};
 
 /// A call the writer made.

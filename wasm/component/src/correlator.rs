@@ -4,9 +4,9 @@
 
 use std::cell::RefCell;
 
-use hush_core::snapshot::SnapshotError;
-use hush_core::time::UniqueInstants;
-use hush_core::wire::{CompactOutcome, Reader};
+use hush_core::format::snapshot::SnapshotError;
+use hush_core::format::wire::{CompactOutcome, Reader};
+use hush_core::model::time::UniqueInstants;
 use hush_core::{Event, Options, Recorder};
 
 use crate::Component;

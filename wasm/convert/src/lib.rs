@@ -63,9 +63,9 @@ macro_rules! conversions {
             use core::num::{NonZeroU32, NonZeroUsize};
 
             use $api as api;
-            use $crate::hush_core::recorder::{Action, Outcome, TickKind, TickReport, TickWrite};
-            use $crate::hush_core::replay::Decision;
-            use $crate::hush_core::writer::{DropCause, Retried, WriteOp, WriteStatus};
+            use $crate::hush_core::write::recorder::{Action, Outcome, TickKind, TickReport, TickWrite};
+            use $crate::hush_core::format::replay::Decision;
+            use $crate::hush_core::write::writer::{DropCause, Retried, WriteOp, WriteStatus};
             use $crate::hush_core::{
                 Event, EventSeries, EventSource, Explanation, LegacyPatch, Mode, ObjectMeta,
                 ObjectReference, Options, Patch, Rule, SinkError, SpamKeyFields, Stats, Stored,

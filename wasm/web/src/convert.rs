@@ -6,8 +6,8 @@
 //! plain objects, arrays and numbers (never a `Map` or a `BigInt`) and
 //! `JSON.stringify` gives what the native build prints.
 
-use hush_core::kube_json::{EventJson, Observation, PatchJson, Shape};
-use hush_core::replay::{Line, LineJson};
+use hush_core::format::kube_json::{EventJson, Observation, PatchJson, Shape};
+use hush_core::format::replay::{Line, LineJson};
 use hush_core::{Event, Mode, Options, Patch, SinkError, Stored, Timestamp};
 use js_sys::{Array, Object, Reflect};
 use serde::de::IntoDeserializer;

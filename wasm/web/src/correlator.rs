@@ -13,8 +13,8 @@
 //! setInterval(() => correlator.tick(), 1000);    // timers and held writes
 //! ```
 
-use hush_core::replay::{Engine, Line, Native, fire};
-use hush_core::time::UniqueInstants;
+use hush_core::format::replay::{Engine, Line, Native, fire};
+use hush_core::model::time::UniqueInstants;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 

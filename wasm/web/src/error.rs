@@ -9,7 +9,7 @@
 use core::fmt;
 
 use hush_core::OptionsError;
-use hush_core::kube_json::Shape;
+use hush_core::format::kube_json::Shape;
 use wasm_bindgen::JsValue;
 
 /// Why `new Correlator(…)` or `new Replay(…)` failed.

@@ -27,7 +27,7 @@
 //!
 //! Every value crossing the boundary is plain JSON-compatible data (objects,
 //! arrays, strings, numbers, `null`): events in their Kubernetes shape, lines
-//! in the shape of [`LineJson`](hush_core::replay::LineJson). Errors become
+//! in the shape of [`LineJson`](hush_core::format::replay::LineJson). Errors become
 //! JavaScript exceptions (see [`error`]); nothing panics across the boundary.
 //!
 //! Modules: [`convert`] (JavaScript ⇄ core values), [`sink`] (the

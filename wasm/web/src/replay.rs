@@ -1,5 +1,5 @@
 //! `Replay`: the replay driver for JavaScript, the same loop the native and
-//! component runners use ([`hush_core::replay::Replay`] over a
+//! component runners use ([`hush_core::format::replay::Replay`] over a
 //! [`Native`] recorder), writing through a JavaScript sink. Each input
 //! carries its own instant; there is no clock.
 //!
@@ -10,7 +10,7 @@
 //! ```
 
 use hush_core::Recorder;
-use hush_core::replay::{Native, Replay};
+use hush_core::format::replay::{Native, Replay};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 

@@ -1,0 +1,315 @@
+//! Snapshots: a recorder's whole state as bytes, and back, so a restarted
+//! host continues every count (an open series keeps absorbing into the same
+//! Event, a repeat keeps patching) instead of starting over.
+//!
+//! # Format (version 1)
+//!
+//! | bytes | what |
+//! | --- | --- |
+//! | 4 | the magic `HUSH` |
+//! | 2 | the format version, little-endian ([`FORMAT_VERSION`]) |
+//! | 1 | the mode: 0 legacy, 1 series |
+//! | rest | a [postcard](https://docs.rs/postcard) payload, nothing after it |
+//!
+//! The payload is, in order: the mode's correlator state, the writer's
+//! state and the [`Stats`]. Every LRU is written as a sequence of
+//! `(encoded key bytes, value)` pairs, least recently used first:
+//!
+//! - legacy: the aggregator's groups (each window's messages sorted, so the
+//!   bytes do not depend on hash order), the logger's entries, the spam
+//!   filter's token buckets;
+//! - series: the series cache (singletons and open series) and the two timers;
+//! - writer: the held writes (oldest first), the sink's health (backoff) and
+//!   the jitter generator's state.
+//!
+//! Keys are stored as their encoded fields, not their hashes: a restore
+//! re-hashes them with the new options' seed. The same state always gives
+//! the same bytes. What is not in a snapshot: the options (the restoring
+//! host passes its own), scratch buffers, and retried writes not yet taken
+//! with [`Recorder::take_retried`].
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::ser::{SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::legacy::aggregator::Record;
+use crate::legacy::dedup::LogEntry;
+use crate::legacy::token_bucket::TokenBucket;
+use crate::lru::Lru;
+use crate::model::error::OptionsError;
+use crate::model::event::Event;
+use crate::model::options::{Mode, Options};
+use crate::model::stats::Stats;
+use crate::series::Timers;
+use crate::write::recorder::{Engine, Recorder};
+use crate::write::writer::{Health, WriteOp, Writer};
+
+/// The first bytes of every snapshot.
+pub const MAGIC: [u8; 4] = *b"HUSH";
+
+/// The format version written by [`Recorder::snapshot`]; the only one
+/// [`Recorder::restore`] reads.
+pub const FORMAT_VERSION: u16 = 1;
+
+const HEADER_LEN: usize = MAGIC.len() + 2 + 1;
+
+/// Why a snapshot could not be restored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotError {
+    /// The bytes do not start with `HUSH`: not a snapshot.
+    BadMagic,
+    /// A snapshot of a format version this build does not read.
+    UnsupportedVersion(u16),
+    /// The snapshot is of one mode and the options ask for the other.
+    ModeMismatch {
+        /// The snapshot's mode.
+        snapshot: Mode,
+        /// The mode of the options given to restore it.
+        options: Mode,
+    },
+    /// The bytes are truncated or damaged.
+    Corrupt,
+    /// The options given to restore it are not usable.
+    Options(OptionsError),
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = |m: &Mode| match m {
+            Mode::Legacy => "legacy",
+            Mode::Series => "series",
+        };
+        match self {
+            SnapshotError::BadMagic => f.write_str("not a hush snapshot (bad magic)"),
+            SnapshotError::UnsupportedVersion(v) => write!(
+                f,
+                "snapshot format version {v} is not supported (this build reads version {FORMAT_VERSION})"
+            ),
+            SnapshotError::ModeMismatch { snapshot, options } => write!(
+                f,
+                "snapshot is of {} mode, but the options are for {} mode",
+                mode(snapshot),
+                mode(options)
+            ),
+            SnapshotError::Corrupt => f.write_str("snapshot is truncated or corrupt"),
+            SnapshotError::Options(e) => write!(f, "cannot restore with these options: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for SnapshotError {}
+
+/// An LRU as a sequence of `(key bytes, value)`, least recently used first.
+struct OldestFirst<'a, V>(&'a Lru<V>);
+
+impl<V: Serialize> Serialize for OldestFirst<'_, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for (key, value) in self.0.iter_oldest_first() {
+            seq.serialize_element(&(key.as_bytes(), value))?;
+        }
+        seq.end()
+    }
+}
+
+/// What [`OldestFirst`] reads back.
+type Entries<V> = Vec<(Vec<u8>, V)>;
+
+/// Re-inserts `entries` oldest first, so the most recent come out most
+/// recent; a smaller cache keeps the newest. Returns how many were dropped.
+fn refill<V>(lru: &mut Lru<V>, entries: Entries<V>) -> u64 {
+    let mut dropped = 0;
+    for (key, value) in entries {
+        dropped += u64::from(lru.insert(&key, value).is_some());
+    }
+    dropped
+}
+
+// The `*Ref` types are written, the `*Owned` ones read: field for field the
+// same shapes (postcard is not self-describing), checked by the round-trip tests.
+
+#[derive(Serialize)]
+struct LegacyRef<'a> {
+    aggregator: OldestFirst<'a, Record>,
+    logger: OldestFirst<'a, LogEntry>,
+    spam: OldestFirst<'a, TokenBucket>,
+}
+
+#[derive(Deserialize)]
+struct LegacyOwned {
+    aggregator: Entries<Record>,
+    logger: Entries<LogEntry>,
+    spam: Entries<TokenBucket>,
+}
+
+#[derive(Serialize)]
+struct SeriesRef<'a> {
+    cache: OldestFirst<'a, Event>,
+    timers: Option<Timers>,
+}
+
+#[derive(Deserialize)]
+struct SeriesOwned {
+    cache: Entries<Event>,
+    timers: Option<Timers>,
+}
+
+#[derive(Serialize)]
+struct WriterRef<'a> {
+    held: OldestFirst<'a, WriteOp>,
+    health: Health,
+    rng: u64,
+}
+
+#[derive(Deserialize)]
+struct WriterOwned {
+    held: Entries<WriteOp>,
+    health: Health,
+    rng: u64,
+}
+
+impl<'a> WriterRef<'a> {
+    fn of(writer: &'a Writer) -> Self {
+        WriterRef {
+            held: OldestFirst(&writer.held),
+            health: writer.health,
+            rng: writer.rng.get_seed(),
+        }
+    }
+}
+
+fn mode_byte(mode: Mode) -> u8 {
+    match mode {
+        Mode::Legacy => 0,
+        Mode::Series => 1,
+    }
+}
+
+/// Checks the header; returns the snapshot's mode and its payload.
+fn header(bytes: &[u8]) -> Result<(Mode, &[u8]), SnapshotError> {
+    if !bytes.starts_with(&MAGIC) {
+        return Err(SnapshotError::BadMagic);
+    }
+    let Some(head) = bytes.get(..HEADER_LEN) else {
+        return Err(SnapshotError::Corrupt);
+    };
+    let version = u16::from_le_bytes([head[4], head[5]]);
+    if version != FORMAT_VERSION {
+        return Err(SnapshotError::UnsupportedVersion(version));
+    }
+    let mode = match head[6] {
+        0 => Mode::Legacy,
+        1 => Mode::Series,
+        _ => return Err(SnapshotError::Corrupt),
+    };
+    Ok((mode, &bytes[HEADER_LEN..]))
+}
+
+/// Decodes a payload that must be consumed exactly.
+fn decode<'de, T: Deserialize<'de>>(payload: &'de [u8]) -> Result<T, SnapshotError> {
+    match postcard::take_from_bytes(payload) {
+        Ok((value, [])) => Ok(value),
+        _ => Err(SnapshotError::Corrupt),
+    }
+}
+
+impl Recorder {
+    /// The recorder's whole state as bytes (see [the format](crate::format::snapshot)).
+    /// The same state always gives the same bytes.
+    ///
+    /// ```
+    /// use hush_core::write::store::MemoryStore;
+    /// use hush_core::{Event, Options, Recorder, Timestamp};
+    /// let mut recorder = Recorder::new(Options::default()).unwrap();
+    /// let mut sink = MemoryStore::new();
+    /// let mut event = Event::default();
+    /// event.involved_object.name = "web-1".into();
+    /// event.source.component = "kubelet".into();
+    /// event.type_ = "Warning".into();
+    /// event.reason = "BackOff".into();
+    /// let now = Timestamp::from_secs(1_714_557_600);
+    /// recorder.prepare(&mut event, now);
+    /// recorder.observe(&event, now, &mut sink, false);
+    ///
+    /// let bytes = recorder.snapshot();
+    /// let mut restored = Recorder::restore(Options::default(), &bytes).unwrap();
+    /// assert_eq!(restored.snapshot(), bytes);
+    /// // The restored recorder knows the event: its repeat is a patch.
+    /// let later = now.plus_nanos(1_000_000_000);
+    /// let outcome = restored.observe(&event, later, &mut sink, false);
+    /// assert_eq!(outcome.action, hush_core::Action::Patch);
+    /// ```
+    pub fn snapshot(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(256);
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out.push(mode_byte(self.options.mode));
+        let writer = WriterRef::of(&self.writer);
+        let written = match &self.engine {
+            Engine::Legacy(c) => {
+                let legacy = LegacyRef {
+                    aggregator: OldestFirst(&c.aggregator.cache),
+                    logger: OldestFirst(&c.dedup.cache),
+                    spam: OldestFirst(&c.spam.cache),
+                };
+                postcard::to_extend(&(legacy, writer, self.stats()), out)
+            }
+            Engine::Series(s) => {
+                let series = SeriesRef {
+                    cache: OldestFirst(&s.cache),
+                    timers: s.timers,
+                };
+                postcard::to_extend(&(series, writer, self.stats()), out)
+            }
+        };
+        // Writing into a Vec fails only when out of memory, which aborts.
+        written.expect("a snapshot serialises into memory")
+    }
+
+    /// A recorder with the state of `bytes`, a [`snapshot`](Recorder::snapshot),
+    /// running with `options` (whose mode must be the snapshot's).
+    ///
+    /// Entries are re-inserted least recently used first, so recency order
+    /// is the snapshot's, into caches of `options`' capacity: when a cache
+    /// (or the held queue) is now smaller than it was, its oldest entries
+    /// are dropped. An open series dropped this way loses the occurrences
+    /// not yet written, and a dropped held write is counted in
+    /// [`Stats::dropped_held_queue_full`]. Keys are re-hashed with
+    /// `options.seed`. Damaged input is an error, never a panic.
+    pub fn restore(options: Options, bytes: &[u8]) -> Result<Recorder, SnapshotError> {
+        let (mode, payload) = header(bytes)?;
+        if mode != options.mode {
+            return Err(SnapshotError::ModeMismatch {
+                snapshot: mode,
+                options: options.mode,
+            });
+        }
+        let mut recorder = Recorder::new(options).map_err(SnapshotError::Options)?;
+        let (writer, stats) = match &mut recorder.engine {
+            Engine::Legacy(c) => {
+                let (legacy, writer, stats): (LegacyOwned, WriterOwned, Stats) = decode(payload)?;
+                refill(&mut c.aggregator.cache, legacy.aggregator);
+                refill(&mut c.dedup.cache, legacy.logger);
+                refill(&mut c.spam.cache, legacy.spam);
+                (writer, stats)
+            }
+            Engine::Series(s) => {
+                let (series, writer, stats): (SeriesOwned, WriterOwned, Stats) = decode(payload)?;
+                refill(&mut s.cache, series.cache);
+                s.timers = series.timers;
+                (writer, stats)
+            }
+        };
+        recorder.stats = stats;
+        let dropped = refill(&mut recorder.writer.held, writer.held);
+        recorder.stats.dropped_held_queue_full += dropped;
+        recorder.writer.health = writer.health;
+        recorder.writer.rng = fastrand::Rng::with_seed(writer.rng);
+        Ok(recorder)
+    }
+}
+
+#[cfg(test)]
+mod tests;

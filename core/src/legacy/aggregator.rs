@@ -1,0 +1,223 @@
+//! Similar events (same source, object, type and reason; differing message)
+//! fold into one "combined" event once a group shows too many distinct
+//! messages in a sliding window (client-go `EventAggregator`).
+
+use alloc::boxed::Box;
+use core::num::{NonZeroU32, NonZeroUsize};
+
+use alloc::vec::Vec;
+
+use crate::key::cache::bytes_eq;
+use crate::key::cache::{KeyHasher, Lookup};
+use crate::lru::Lru;
+use crate::model::time::{NANOS_PER_SECOND, Timestamp};
+
+/// The prefix of a combined event's message.
+pub const COMBINED_PREFIX: &str = "(combined from similar events): ";
+
+/// What the aggregator made of one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Aggregation {
+    /// Below the threshold: the event goes on unchanged under its own key.
+    Unchanged,
+    /// At or over the threshold: the event is replaced by the group's combined event.
+    Aggregated {
+        /// Distinct messages in the window, counting this one.
+        distinct_messages: u32,
+    },
+}
+
+/// One group's window: its distinct messages and the last time it was seen.
+///
+/// The window holds at most `max-events − 1` messages (nine by default), so
+/// it is a vector scanned with an inline comparison: cheaper than hashing
+/// every message. Serialised with its messages sorted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
+pub(crate) struct Record {
+    messages: Vec<Box<str>>,
+    last: Option<Timestamp>,
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Record {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut messages: alloc::vec::Vec<&str> = self.messages.iter().map(|m| &**m).collect();
+        messages.sort_unstable();
+        let mut record = s.serialize_struct("Record", 2)?;
+        record.serialize_field("messages", &messages)?;
+        record.serialize_field("last", &self.last)?;
+        record.end()
+    }
+}
+
+impl Record {
+    /// Adds `message` to the window. At the threshold the message that just
+    /// arrived is the one left out (client-go removes a random one), so the
+    /// messages that already have their own events keep them.
+    fn add(&mut self, message: &str, max_events: usize) -> Aggregation {
+        let position = self
+            .messages
+            .iter()
+            .position(|m| bytes_eq(m.as_bytes(), message.as_bytes()));
+        let size = self.messages.len() + usize::from(position.is_none());
+        if size < max_events {
+            if position.is_none() {
+                self.messages.push(message.into());
+            }
+            return Aggregation::Unchanged;
+        }
+        if let Some(i) = position {
+            self.messages.swap_remove(i);
+        }
+        Aggregation::Aggregated {
+            distinct_messages: u32::try_from(size).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+/// The aggregator: an LRU of groups keyed by the aggregate key.
+#[derive(Debug)]
+pub(crate) struct Aggregator {
+    pub(crate) cache: Lru<Record>,
+    max_events: usize,
+    max_interval_nanos: i64,
+}
+
+impl Aggregator {
+    pub(crate) fn new(
+        capacity: NonZeroUsize,
+        max_events: NonZeroU32,
+        max_interval_seconds: u32,
+        hasher: KeyHasher,
+    ) -> Self {
+        Aggregator {
+            cache: Lru::with_hasher(capacity, hasher),
+            max_events: max_events.get() as usize,
+            max_interval_nanos: i64::from(max_interval_seconds) * NANOS_PER_SECOND,
+        }
+    }
+
+    /// Records `message` for the group under `key` at `now`. The window
+    /// restarts when more than the interval passed since the group was last
+    /// seen (strictly greater, sliding).
+    pub(crate) fn aggregate(
+        &mut self,
+        key: Lookup<'_>,
+        message: &str,
+        now: Timestamp,
+    ) -> Aggregation {
+        let max_interval = self.max_interval_nanos;
+        // A new group's window starts empty, like an expired one.
+        let (record, _) = self.cache.get_or_insert_with(key, Record::default);
+        if record
+            .last
+            .is_none_or(|last| now.nanos_since(last) > max_interval)
+        {
+            record.messages.clear();
+        }
+        record.last = Some(now);
+        record.add(message, self.max_events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aggregator(max_events: u32, interval: u32) -> Aggregator {
+        Aggregator::new(
+            NonZeroUsize::new(16).unwrap(),
+            NonZeroU32::new(max_events).unwrap(),
+            interval,
+            KeyHasher::default(),
+        )
+    }
+
+    fn at(s: i64) -> Timestamp {
+        Timestamp::from_secs(1_700_000_000 + s)
+    }
+
+    #[test]
+    fn the_tenth_distinct_message_aggregates() {
+        let mut a = aggregator(10, 600);
+        for i in 0..9 {
+            assert_eq!(
+                a.aggregate(Lookup::from(b"g"), &alloc::format!("m{i}"), at(i)),
+                Aggregation::Unchanged
+            );
+        }
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "m9", at(9)),
+            Aggregation::Aggregated {
+                distinct_messages: 10
+            }
+        );
+        // The nine earlier messages keep their own events; new ones keep aggregating.
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "m3", at(10)),
+            Aggregation::Unchanged
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "m9", at(11)),
+            Aggregation::Aggregated {
+                distinct_messages: 10
+            }
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "m10", at(12)),
+            Aggregation::Aggregated {
+                distinct_messages: 10
+            }
+        );
+    }
+
+    #[test]
+    fn identical_messages_never_aggregate() {
+        let mut a = aggregator(10, 600);
+        for i in 0..100 {
+            assert_eq!(
+                a.aggregate(Lookup::from(b"g"), "same", at(i)),
+                Aggregation::Unchanged
+            );
+        }
+    }
+
+    #[test]
+    fn window_resets_only_when_strictly_over_and_slides() {
+        let mut a = aggregator(2, 600);
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "a", at(0)),
+            Aggregation::Unchanged
+        );
+        // exactly 600 s later: no reset, second distinct message aggregates
+        assert!(matches!(
+            a.aggregate(Lookup::from(b"g"), "b", at(600)),
+            Aggregation::Aggregated { .. }
+        ));
+        // the window slid to 600; 1200 is again exactly 600 later
+        assert!(matches!(
+            a.aggregate(Lookup::from(b"g"), "c", at(1200)),
+            Aggregation::Aggregated { .. }
+        ));
+        // 1801 is 601 s after the last sighting: reset
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g"), "d", at(1801)),
+            Aggregation::Unchanged
+        );
+    }
+
+    #[test]
+    fn groups_are_independent() {
+        let mut a = aggregator(2, 600);
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g1"), "a", at(0)),
+            Aggregation::Unchanged
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g2"), "b", at(0)),
+            Aggregation::Unchanged
+        );
+    }
+}

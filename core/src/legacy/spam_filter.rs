@@ -1,0 +1,35 @@
+//! Per source-and-object rate limiting (client-go `EventSourceObjectSpamFilter`):
+//! an LRU of token buckets keyed by the spam key.
+
+use core::num::NonZeroUsize;
+
+use crate::key::cache::{KeyHasher, Lookup};
+use crate::legacy::token_bucket::{Rate, Take, TokenBucket};
+use crate::lru::Lru;
+use crate::model::time::Timestamp;
+
+/// The spam filter's LRU of buckets.
+#[derive(Debug)]
+pub(crate) struct SpamFilter {
+    pub(crate) cache: Lru<TokenBucket>,
+    pub(crate) rate: Rate,
+}
+
+impl SpamFilter {
+    pub(crate) fn new(capacity: NonZeroUsize, rate: Rate, hasher: KeyHasher) -> Self {
+        SpamFilter {
+            cache: Lru::with_hasher(capacity, hasher),
+            rate,
+        }
+    }
+
+    /// Takes a token from the bucket under `key`, creating a full bucket for
+    /// a key not seen (or evicted) before.
+    pub(crate) fn check(&mut self, key: Lookup<'_>, now: Timestamp) -> Take {
+        let rate = self.rate;
+        let (bucket, _) = self
+            .cache
+            .get_or_insert_with(key, || TokenBucket::full(&rate));
+        bucket.try_take(&rate, now)
+    }
+}

@@ -1,0 +1,149 @@
+//! The event model: the fields of a Kubernetes Event that correlation reads or writes.
+//!
+//! [`Event`] mirrors core/v1 `Event`, which is a superset of events.k8s.io/v1
+//! (`note` is `message`, `regarding` is `involvedObject`, the `deprecated*`
+//! fields are `source`, `firstTimestamp`, `lastTimestamp` and `count`). Empty
+//! strings mean "unset", as they do in Go.
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+
+use crate::model::time::Timestamp;
+
+/// The two event types Kubernetes accepts.
+pub const TYPE_NORMAL: &str = "Normal";
+/// See [`TYPE_NORMAL`].
+pub const TYPE_WARNING: &str = "Warning";
+
+/// The namespace an event lands in when its object has none.
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+/// A reference to the object an event is about (`ObjectReference`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ObjectReference {
+    /// Kind of the referent, e.g. `Pod`.
+    pub kind: String,
+    /// Namespace of the referent; empty for cluster-scoped objects.
+    pub namespace: String,
+    /// Name of the referent.
+    pub name: String,
+    /// UID of the referent.
+    pub uid: String,
+    /// API version of the referent, e.g. `v1` or `apps/v1`.
+    pub api_version: String,
+    /// Resource version of the referent when the event was made.
+    pub resource_version: String,
+    /// Sub-object, e.g. `spec.containers{app}`.
+    pub field_path: String,
+}
+
+impl ObjectReference {
+    /// The fields in Go's declaration order.
+    pub fn fields(&self) -> [&String; 7] {
+        [
+            &self.kind,
+            &self.namespace,
+            &self.name,
+            &self.uid,
+            &self.api_version,
+            &self.resource_version,
+            &self.field_path,
+        ]
+    }
+
+    /// The fields in Go's declaration order, mutably.
+    pub fn fields_mut(&mut self) -> [&mut String; 7] {
+        [
+            &mut self.kind,
+            &mut self.namespace,
+            &mut self.name,
+            &mut self.uid,
+            &mut self.api_version,
+            &mut self.resource_version,
+            &mut self.field_path,
+        ]
+    }
+}
+
+/// The component and host that reported an event (`EventSource`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct EventSource {
+    /// Reporting component, e.g. `kubelet`.
+    pub component: String,
+    /// Host the component runs on.
+    pub host: String,
+}
+
+/// The series of an events.k8s.io/v1 event (`EventSeries`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct EventSeries {
+    /// Occurrences so far; the API server requires at least 2.
+    pub count: i32,
+    /// When the latest occurrence was observed (kept to the microsecond).
+    pub last_observed_time: Timestamp,
+}
+
+/// The object metadata an event carries.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ObjectMeta {
+    /// Name of the Event object.
+    pub name: String,
+    /// Namespace of the Event object.
+    pub namespace: String,
+    /// Resource version the API server assigned.
+    pub resource_version: String,
+    /// Annotations copied from the recorder call.
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// A Kubernetes Event (core/v1 shape, which also holds every events.k8s.io/v1 field).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Event {
+    /// Name, namespace, resource version and annotations.
+    pub metadata: ObjectMeta,
+    /// The object the event is about (`regarding` in events.k8s.io/v1).
+    pub involved_object: ObjectReference,
+    /// Short machine-readable reason, e.g. `BackOff`.
+    pub reason: String,
+    /// Human-readable message (`note` in events.k8s.io/v1).
+    pub message: String,
+    /// Reporting component and host (`deprecatedSource`).
+    pub source: EventSource,
+    /// First occurrence, whole seconds on the wire (`deprecatedFirstTimestamp`).
+    pub first_timestamp: Option<Timestamp>,
+    /// Latest occurrence, whole seconds on the wire (`deprecatedLastTimestamp`).
+    pub last_timestamp: Option<Timestamp>,
+    /// Occurrences so far (`deprecatedCount`).
+    pub count: i32,
+    /// `Normal` or `Warning`.
+    pub type_: String,
+    /// When the event was first observed, microseconds on the wire.
+    pub event_time: Option<Timestamp>,
+    /// The series this event stands for, if it repeated.
+    pub series: Option<EventSeries>,
+    /// What action was taken or failed.
+    pub action: String,
+    /// A secondary object.
+    pub related: Option<ObjectReference>,
+    /// Controller that emitted the event (`reportingComponent` in core/v1 JSON).
+    pub reporting_controller: String,
+    /// Instance of that controller.
+    pub reporting_instance: String,
+}
+
+impl Event {
+    /// The event's name (`metadata.name`).
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+}
+
+/// Whether `type_` is one of the two types Kubernetes accepts.
+pub fn is_valid_type(type_: &str) -> bool {
+    type_ == TYPE_NORMAL || type_ == TYPE_WARNING
+}

@@ -1,0 +1,14 @@
+//! The write path: from a decision to the sink, as client-go's
+//! `recordToSink` does it, without sleeping.
+//!
+//! The [`recorder`] is the state machine every binding wraps: a correlator
+//! plus the [`writer`], which makes each write (a create, or a [`patch`]
+//! falling back to a create), holds and retries what the [`sink`] could not
+//! take, and reports how every write ended. [`store`] is an in-memory sink
+//! that answers as the API server does.
+
+pub mod patch;
+pub mod recorder;
+pub mod sink;
+pub mod store;
+pub mod writer;

@@ -1,0 +1,178 @@
+//! The patches the correlators send, and their bytes exactly as Go writes them.
+//!
+//! A legacy patch is client-go's two-way strategic merge patch between an
+//! event with `count: 0, lastTimestamp: 1970-01-01T00:00:00Z, message: ""`
+//! and the observed event, which always reduces to `{count, lastTimestamp,
+//! message}`. A series patch is `{"series":{"count":N,"lastObservedTime":…}}`.
+
+use alloc::string::String;
+use core::fmt::Write;
+
+use crate::model::event::{Event, EventSeries};
+use crate::model::time::{Rfc3339, Timestamp};
+
+/// The body a legacy (core/v1) repeat is patched with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LegacyPatch {
+    /// The new count (at least 2).
+    pub count: i32,
+    /// The new last timestamp; `None` is Go's zero time and patches `null`.
+    pub last_timestamp: Option<Timestamp>,
+    /// The new message; empty means "not patched".
+    pub message: String,
+}
+
+/// What a patch sets on the stored event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Patch {
+    /// core/v1: `{count, lastTimestamp, message}`.
+    Legacy(LegacyPatch),
+    /// events.k8s.io/v1: `{series: {count, lastObservedTime}}`.
+    Series(EventSeries),
+}
+
+impl LegacyPatch {
+    /// The patch for `event`, a repeat: its count, last timestamp and
+    /// message (what the diff against the zero event keeps).
+    pub fn of(event: &Event) -> Self {
+        LegacyPatch {
+            count: event.count,
+            last_timestamp: event.last_timestamp,
+            message: event.message.clone(),
+        }
+    }
+
+    /// Whether `lastTimestamp` differs from the diff's old side
+    /// (`1970-01-01T00:00:00Z` once written in whole seconds), i.e. appears in the patch.
+    pub fn has_last_timestamp(&self) -> bool {
+        match self.last_timestamp {
+            None => true,
+            Some(t) => t.truncate_to_second() != Timestamp::EPOCH,
+        }
+    }
+
+    /// The patch bytes as client-go sends them (keys sorted, Go's escaping).
+    ///
+    /// ```
+    /// use hush_core::write::patch::LegacyPatch;
+    /// use hush_core::Timestamp;
+    /// let p = LegacyPatch {
+    ///     count: 2,
+    ///     last_timestamp: Some(Timestamp::parse_rfc3339("2024-05-01T10:00:05.9Z").unwrap()),
+    ///     message: "Back-off <restarting> & failed".into(),
+    /// };
+    /// assert_eq!(
+    ///     p.to_json(),
+    ///     r#"{"count":2,"lastTimestamp":"2024-05-01T10:00:05Z","message":"Back-off \u003crestarting\u003e \u0026 failed"}"#
+    /// );
+    /// ```
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(64 + self.message.len());
+        let _ = write!(out, "{{\"count\":{}", self.count);
+        if self.has_last_timestamp() {
+            match self.last_timestamp {
+                None => out.push_str(",\"lastTimestamp\":null"),
+                Some(t) => {
+                    let _ = write!(out, ",\"lastTimestamp\":\"{}\"", Rfc3339::seconds(t));
+                }
+            }
+        }
+        if !self.message.is_empty() {
+            out.push_str(",\"message\":");
+            write_go_json_string(&mut out, &self.message);
+        }
+        out.push('}');
+        out
+    }
+}
+
+impl Patch {
+    /// The patch bytes, content type `application/strategic-merge-patch+json`.
+    ///
+    /// ```
+    /// use hush_core::write::patch::Patch;
+    /// use hush_core::{EventSeries, Timestamp};
+    /// let p = Patch::Series(EventSeries {
+    ///     count: 2,
+    ///     last_observed_time: Timestamp::from_nanos(1_714_557_605_123_456_789),
+    /// });
+    /// assert_eq!(p.to_json(), r#"{"series":{"count":2,"lastObservedTime":"2024-05-01T10:00:05.123456Z"}}"#);
+    /// ```
+    pub fn to_json(&self) -> String {
+        match self {
+            Patch::Legacy(p) => p.to_json(),
+            Patch::Series(s) => {
+                let mut out = String::with_capacity(80);
+                let _ = write!(
+                    out,
+                    "{{\"series\":{{\"count\":{},\"lastObservedTime\":\"{}\"}}}}",
+                    s.count,
+                    Rfc3339::micros(s.last_observed_time)
+                );
+                out
+            }
+        }
+    }
+}
+
+/// Writes `s` as a JSON string the way Go's `encoding/json` does: HTML
+/// characters and U+2028/U+2029 escaped, `\b` and `\f` short forms (Go ≥ 1.22),
+/// other control characters as `\u00XX`.
+pub fn write_go_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patch(last: Option<Timestamp>, message: &str) -> String {
+        LegacyPatch {
+            count: 3,
+            last_timestamp: last,
+            message: message.into(),
+        }
+        .to_json()
+    }
+
+    #[test]
+    fn keys_appear_only_when_they_differ_from_the_old_side() {
+        assert_eq!(patch(None, ""), r#"{"count":3,"lastTimestamp":null}"#);
+        assert_eq!(
+            patch(Some(Timestamp::from_nanos(999_999_999)), ""),
+            r#"{"count":3}"#
+        );
+        assert_eq!(
+            patch(Some(Timestamp::from_secs(1)), "m"),
+            r#"{"count":3,"lastTimestamp":"1970-01-01T00:00:01Z","message":"m"}"#
+        );
+    }
+
+    #[test]
+    fn go_string_escaping() {
+        let mut out = String::new();
+        write_go_json_string(&mut out, "a\"b\\c\n\u{1}\u{8}\u{c}\u{2028}é<>&");
+        assert_eq!(out, r#""a\"b\\c\n\u0001\b\f\u2028é\u003c\u003e\u0026""#);
+    }
+}

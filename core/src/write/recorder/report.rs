@@ -1,0 +1,80 @@
+//! What the recorder reports: the [`Action`] taken for each observed event
+//! with its [`Outcome`], and the writes timers made ([`TickReport`]).
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use crate::key::KeyRef;
+use crate::model::event::Event;
+use crate::model::time::Timestamp;
+use crate::model::why::{Explanation, Why};
+use crate::write::patch::Patch;
+use crate::write::writer::{WriteOp, WriteStatus};
+
+/// What was done with an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum Action {
+    /// Written as a new Event.
+    Create,
+    /// Written as a patch of an existing Event.
+    Patch,
+    /// Not written: the spam filter dropped it (its count is kept).
+    Drop,
+    /// Series: counted in memory, written later by a heartbeat or finish.
+    Absorb,
+    /// Not correlated: the API server would reject it.
+    Refuse,
+}
+
+/// The recorder's answer for one event.
+#[derive(Debug)]
+pub struct Outcome<'e> {
+    /// What was done.
+    pub action: Action,
+    /// The event as written (or as it would have been), when detail was asked for.
+    pub event: Option<Box<Event>>,
+    /// The patch sent, when detail was asked for.
+    pub patch: Option<Patch>,
+    /// Why; `None` only for a refused event.
+    pub why: Option<Why<KeyRef<'e>>>,
+    /// How the write ended; `None` for an absorbed occurrence.
+    pub write: Option<WriteStatus>,
+}
+
+/// Which timer fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum TickKind {
+    /// Series heartbeat: open series patched with their counts.
+    Heartbeat,
+    /// Series finish check: idle series get their final count and are forgotten.
+    Finish,
+    /// Series cache full: the least recently seen open series gets its
+    /// final count before it is forgotten.
+    Evict,
+}
+
+/// A timer firing that wrote something.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickReport {
+    /// Which timer.
+    pub kind: TickKind,
+    /// When it fired.
+    pub at: Timestamp,
+    /// The writes it made, in order.
+    pub writes: Vec<TickWrite>,
+}
+
+/// One write made by a timer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickWrite {
+    /// The write.
+    pub op: WriteOp,
+    /// Why it was made.
+    pub why: Explanation,
+    /// How it ended.
+    pub status: WriteStatus,
+}

@@ -1,0 +1,214 @@
+//! Tests of the enclosing module.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::*;
+use crate::legacy::aggregator::COMBINED_PREFIX;
+use crate::model::event::{EventSource, ObjectReference};
+use crate::model::time::NANOS_PER_SECOND;
+use crate::write::sink::Sink;
+use crate::write::store::{MemoryStore, stored_count};
+use crate::write::writer::WriteStatus;
+
+fn at(secs: i64) -> Timestamp {
+    Timestamp::from_secs(1_714_557_600).plus_nanos(secs * NANOS_PER_SECOND)
+}
+
+fn backoff(object: &str) -> Event {
+    Event {
+        involved_object: ObjectReference {
+            kind: "Pod".into(),
+            namespace: "shop".into(),
+            name: object.into(),
+            uid: format!("uid-{object}"),
+            api_version: "v1".into(),
+            ..Default::default()
+        },
+        source: EventSource {
+            component: "kubelet".into(),
+            host: "node-1".into(),
+        },
+        type_: "Warning".into(),
+        reason: "BackOff".into(),
+        message: "Back-off restarting failed container".into(),
+        ..Default::default()
+    }
+}
+
+fn options(mode: Mode) -> Options {
+    Options {
+        mode,
+        ..Options::default()
+    }
+}
+
+/// Observes `object`'s BackOff at `now`, ticking first as hosts do.
+fn occur(recorder: &mut Recorder, sink: &mut MemoryStore, object: &str, now: Timestamp) -> Action {
+    while let Some(due) = recorder.next_due().filter(|d| *d <= now) {
+        recorder.tick(due, sink);
+    }
+    let mut e = backoff(object);
+    recorder.prepare(&mut e, now);
+    recorder.observe(&e, now, sink, false).action
+}
+
+fn drain(recorder: &mut Recorder, sink: &mut MemoryStore) {
+    while recorder.has_pending_series() {
+        let due = recorder.next_due().unwrap();
+        recorder.tick(due, sink);
+    }
+}
+
+fn creates(sink: &MemoryStore, object: &str) -> usize {
+    sink.events()
+        .filter(|e| e.involved_object.name == object)
+        .count()
+}
+
+#[test]
+fn a_rebuilt_series_goes_on_counting_in_the_same_event() {
+    let mut sink = MemoryStore::new();
+    let mut before = Recorder::new(options(Mode::Series)).unwrap();
+    // A crashloop every minute for 40 minutes: the heartbeat at 30
+    // minutes writes the count, then the recorder dies.
+    for minute in 0..40 {
+        occur(&mut before, &mut sink, "web-1", at(minute * 60));
+    }
+    let listed = stored_count(sink.events().next().unwrap());
+    assert!(listed > 2, "the heartbeat wrote the count: {listed}");
+    drop(before);
+
+    let mut after = Recorder::new(options(Mode::Series)).unwrap();
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(1));
+    assert_eq!(after.stats().series_entries, 1);
+    for minute in 41..46 {
+        let action = occur(&mut after, &mut sink, "web-1", at(minute * 60));
+        assert_eq!(action, Action::Absorb, "minute {minute}");
+    }
+    drain(&mut after, &mut sink);
+    assert_eq!(creates(&sink, "web-1"), 1, "no new Event");
+    let stored = sink.events().next().unwrap();
+    assert_eq!(stored_count(stored), listed + 5);
+    assert_eq!(after.stats().created, 0);
+}
+
+#[test]
+fn without_rebuild_a_restart_starts_a_new_event() {
+    let mut sink = MemoryStore::new();
+    let mut before = Recorder::new(options(Mode::Series)).unwrap();
+    for minute in 0..3 {
+        occur(&mut before, &mut sink, "web-1", at(minute * 60));
+    }
+    let mut after = Recorder::new(options(Mode::Series)).unwrap();
+    assert_eq!(
+        occur(&mut after, &mut sink, "web-1", at(200)),
+        Action::Create
+    );
+    assert_eq!(creates(&sink, "web-1"), 2);
+}
+
+#[test]
+fn a_rebuilt_singleton_starts_its_series() {
+    let mut sink = MemoryStore::new();
+    let mut before = Recorder::new(options(Mode::Series)).unwrap();
+    occur(&mut before, &mut sink, "web-1", at(0));
+    let mut after = Recorder::new(options(Mode::Series)).unwrap();
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(1));
+    assert_eq!(occur(&mut after, &mut sink, "web-1", at(60)), Action::Patch);
+    assert_eq!(creates(&sink, "web-1"), 1);
+    let stored = sink.events().next().unwrap();
+    assert_eq!(stored.series.map(|s| s.count), Some(2));
+}
+
+#[test]
+fn rebuild_lists_only_this_reporter_and_keeps_what_is_cached() {
+    let mut sink = MemoryStore::new();
+    let mut before = Recorder::new(options(Mode::Series)).unwrap();
+    occur(&mut before, &mut sink, "web-1", at(0));
+    occur(&mut before, &mut sink, "web-2", at(1));
+    let mut after = Recorder::new(options(Mode::Series)).unwrap();
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-2"), Ok(0));
+    occur(&mut after, &mut sink, "web-3", at(2));
+    // web-3 is cached already; web-1 and web-2 are added.
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(2));
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(0));
+    assert_eq!(after.stats().series_entries, 3);
+}
+
+#[test]
+fn a_rebuilt_legacy_recorder_patches_instead_of_creating() {
+    let mut sink = MemoryStore::new();
+    let mut before = Recorder::new(options(Mode::Legacy)).unwrap();
+    for s in 0..3 {
+        occur(&mut before, &mut sink, "web-1", at(s * 10));
+    }
+    let first = sink.events().next().unwrap().clone();
+    assert_eq!(first.count, 3);
+    drop(before);
+
+    let mut after = Recorder::new(options(Mode::Legacy)).unwrap();
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(1));
+    assert_eq!(after.stats().logger_entries, 1);
+    let mut e = backoff("web-1");
+    after.prepare(&mut e, at(100));
+    let outcome = after.observe(&e, at(100), &mut sink, true);
+    assert_eq!(outcome.action, Action::Patch);
+    let written = outcome.event.unwrap();
+    assert_eq!(written.metadata.name, first.metadata.name);
+    assert_eq!(written.first_timestamp, first.first_timestamp);
+    assert_eq!(written.count, 4);
+    assert!(matches!(outcome.write, Some(WriteStatus::Written(_))));
+    assert_eq!(creates(&sink, "web-1"), 1);
+    assert_eq!(sink.events().next().unwrap().count, 4);
+}
+
+#[test]
+fn legacy_rebuild_skips_combined_and_uncounted_events() {
+    let mut sink = MemoryStore::new();
+    let mut combined = backoff("db-0");
+    combined.metadata.namespace = "shop".into();
+    combined.metadata.name = "db-0.1".into();
+    combined.message = format!("{COMBINED_PREFIX}{}", combined.message);
+    combined.count = 3;
+    combined.reporting_controller = "kubelet".into();
+    combined.reporting_instance = "node-1".into();
+    let mut uncounted = combined.clone();
+    uncounted.metadata.name = "db-0.2".into();
+    uncounted.message = String::from("m");
+    uncounted.count = 0;
+    sink.create(&combined).unwrap();
+    sink.create(&uncounted).unwrap();
+    let mut after = Recorder::new(options(Mode::Legacy)).unwrap();
+    assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(0));
+}
+
+#[test]
+fn rebuild_reports_a_failing_listing() {
+    struct Down;
+    impl Sink for Down {
+        fn create(
+            &mut self,
+            _: &Event,
+        ) -> Result<crate::write::sink::Stored, crate::write::sink::SinkError> {
+            unreachable!()
+        }
+        fn patch(
+            &mut self,
+            _: &str,
+            _: &str,
+            _: &Patch,
+        ) -> Result<crate::write::sink::Stored, crate::write::sink::SinkError> {
+            unreachable!()
+        }
+        fn list(&mut self, _: &str, _: &str) -> Result<Vec<Event>, crate::write::sink::SinkError> {
+            Err(crate::write::sink::SinkError::Unreachable("down".into()))
+        }
+    }
+    let mut recorder = Recorder::new(options(Mode::Series)).unwrap();
+    assert!(
+        recorder
+            .rebuild_from(&mut Down, "kubelet", "node-1")
+            .is_err()
+    );
+}

@@ -1,0 +1,113 @@
+//! What a write is ([`WriteOp`], borrowed as a [`Request`] until it must be
+//! held) and how it ended ([`WriteStatus`], [`DropCause`]).
+
+use alloc::borrow::Cow;
+
+use crate::model::event::Event;
+use crate::model::time::Timestamp;
+use crate::write::patch::Patch;
+use crate::write::sink::Stored;
+
+/// One write to the sink.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum WriteOp {
+    /// POST the event.
+    Create(Event),
+    /// PATCH the event with `patch`; create `event` if it is gone.
+    Patch {
+        /// The full event, for the create fallback and for state updates.
+        event: Event,
+        /// The patch body.
+        patch: Patch,
+    },
+}
+
+impl WriteOp {
+    /// The event written.
+    pub fn event(&self) -> &Event {
+        match self {
+            WriteOp::Create(e) | WriteOp::Patch { event: e, .. } => e,
+        }
+    }
+
+    /// The patch, for a patch.
+    pub fn patch(&self) -> Option<&Patch> {
+        match self {
+            WriteOp::Create(_) => None,
+            WriteOp::Patch { patch, .. } => Some(patch),
+        }
+    }
+}
+
+/// A write about to be attempted. The event is borrowed when it goes out as
+/// it came in (a first sighting), and copied only if the write must be held.
+#[derive(Clone, Debug)]
+pub struct Request<'a> {
+    /// The event written (for a patch: the full event, for the create fallback).
+    pub event: Cow<'a, Event>,
+    /// The patch, for a patch.
+    pub patch: Option<Patch>,
+}
+
+impl Request<'_> {
+    /// The owned write, as the held queue keeps it.
+    pub fn into_op(self) -> WriteOp {
+        match self.patch {
+            None => WriteOp::Create(self.event.into_owned()),
+            Some(patch) => WriteOp::Patch {
+                event: self.event.into_owned(),
+                patch,
+            },
+        }
+    }
+}
+
+impl From<WriteOp> for Request<'static> {
+    fn from(op: WriteOp) -> Self {
+        match op {
+            WriteOp::Create(e) => Request {
+                event: Cow::Owned(e),
+                patch: None,
+            },
+            WriteOp::Patch { event, patch } => Request {
+                event: Cow::Owned(event),
+                patch: Some(patch),
+            },
+        }
+    }
+}
+
+/// What happened to a write.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WriteStatus {
+    /// The sink stored it.
+    Written(Stored),
+    /// Held for a retry at or after `retry_at`.
+    Held {
+        /// When the sink will be tried again.
+        retry_at: Timestamp,
+    },
+    /// Not written, for this reason (counted in [`Stats`](crate::Stats)).
+    Dropped(DropCause),
+}
+
+/// Why an event or a write was dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum DropCause {
+    /// The spam filter denied it; its count is kept for the next write.
+    SpamFiltered,
+    /// The event would be rejected by the API server, so it was not sent.
+    Refused(alloc::string::String),
+    /// The sink rejected it as invalid.
+    Invalid(alloc::string::String),
+    /// The event to create existed already.
+    AlreadyExists,
+    /// The sink had nowhere to put it (e.g. its namespace is gone).
+    NotFound,
+    /// The held queue was full of other events; the count stays in the
+    /// correlator and the event's next write carries it.
+    HeldQueueFull,
+}
