@@ -171,6 +171,61 @@ impl From<ObserveError> for JsValue {
     }
 }
 
+/// Why `new Recording(bytes)` or `append(bytes)` failed (`TypeError`).
+#[derive(Debug)]
+pub enum ReadError {
+    /// The bytes are not UTF-8; the number is where the valid text ends.
+    NotUtf8(usize),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::NotUtf8(at) => write!(f, "not UTF-8 text: invalid byte at offset {at}"),
+        }
+    }
+}
+
+impl From<ReadError> for JsValue {
+    fn from(e: ReadError) -> JsValue {
+        type_error(&e.to_string())
+    }
+}
+
+/// Why `explain(i)` or `storedEvent(i)` failed.
+#[derive(Debug)]
+pub enum ExplainError {
+    /// No such input or stored event (`RangeError`): the index and how
+    /// many there are.
+    OutOfRange(usize, usize),
+    /// The result could not be converted.
+    Output(OutputError),
+}
+
+impl fmt::Display for ExplainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExplainError::OutOfRange(i, n) => write!(f, "index {i} out of range: there are {n}"),
+            ExplainError::Output(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<OutputError> for ExplainError {
+    fn from(e: OutputError) -> Self {
+        ExplainError::Output(e)
+    }
+}
+
+impl From<ExplainError> for JsValue {
+    fn from(e: ExplainError) -> JsValue {
+        match e {
+            ExplainError::OutOfRange(..) => range_error(&e.to_string()),
+            ExplainError::Output(e) => e.into(),
+        }
+    }
+}
+
 fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
 }

@@ -4,7 +4,7 @@
 //! [`Recorder`](hush_core::Recorder) and replay loop as the native build,
 //! with time and the Kubernetes API supplied by JavaScript.
 //!
-//! Two classes are exported:
+//! Four classes are exported:
 //!
 //! * [`Correlator`](correlator::WebCorrelator) — a live recorder. Its host
 //!   object gives the clock (`now()`) and the sink (`create`, `patch`,
@@ -13,6 +13,15 @@
 //! * [`Replay`](replay::WebReplay) — the replay driver the shared test
 //!   vectors use: each input carries its own instant, and `finish()` runs the
 //!   virtual clock on until every series and held write is settled.
+//! * [`Recording`](recording::WebRecording) — a whole recorded file read
+//!   once (JSON Lines, a `kubectl get events -o json` list, either Event
+//!   shape), its facts as typed-array columns, and
+//!   [`replay(options)`](recording::WebRecording::replay) over every event
+//!   in one call, into an in-memory API server.
+//! * [`Run`](run::WebRun) — what such a replay decided, compact: per event
+//!   its action, rule, count and stored event, the stored events as
+//!   columns, and `explain(i)` for the full `why` of one event. The
+//!   dashboard (`www/`) draws these.
 //!
 //! ```js
 //! const { Correlator } = require("./hush_web.js");
@@ -32,18 +41,26 @@
 //!
 //! Modules: [`convert`] (JavaScript ⇄ core values), [`sink`] (the
 //! JavaScript sink and clock), [`error`] (one error type per operation),
-//! [`correlator`] and [`replay`] (the exported classes).
+//! [`input`] (reading a file's records), [`columns`] (bulk results as
+//! typed arrays), [`correlator`], [`replay`], [`recording`] and [`run`]
+//! (the exported classes).
 
+pub mod columns;
 pub mod convert;
 pub mod correlator;
 pub mod error;
+pub mod input;
+pub mod recording;
 pub mod replay;
+pub mod run;
 pub mod sink;
 
 use wasm_bindgen::prelude::wasm_bindgen;
 
 pub use correlator::WebCorrelator;
+pub use recording::WebRecording;
 pub use replay::WebReplay;
+pub use run::WebRun;
 
 /// Runs once when the module is instantiated: routes Rust panic messages to
 /// `console.error`, so a bug shows its message instead of a bare trap.
