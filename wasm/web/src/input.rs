@@ -9,7 +9,7 @@ use core::fmt;
 use core::ops::Range;
 
 use hush_core::Timestamp;
-use hush_core::kube_json::{Observation, Shape};
+use hush_core::format::kube_json::{Observation, Shape};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

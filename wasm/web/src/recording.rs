@@ -14,8 +14,8 @@
 
 use core::ops::Range;
 
-use hush_core::replay::{Native, Replay};
-use hush_core::store::MemoryStore;
+use hush_core::format::replay::{Native, Replay};
+use hush_core::write::store::MemoryStore;
 use hush_core::{Event, Recorder, Timestamp};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;

@@ -11,8 +11,8 @@
 //! run.stats();       // hush-core Stats
 //! ```
 
-use hush_core::replay::{Decision, Line, LineJson};
-use hush_core::store::{MemoryStore, stored_count};
+use hush_core::format::replay::{Decision, Line, LineJson};
+use hush_core::write::store::{MemoryStore, stored_count};
 use hush_core::{Action, Event, Mode, Patch, Rule, Stats, TickKind, Why, WriteStatus};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
