@@ -74,7 +74,10 @@ impl SeriesCorrelator {
     /// An empty cache; the timers start with the first event.
     pub fn new(options: &Options) -> Self {
         SeriesCorrelator {
-            cache: Lru::with_hasher(options.lru_cache_size, KeyHasher::with_seed(options.seed)),
+            cache: Lru::with_hasher(
+                options.lru_cache_size,
+                KeyHasher::with_seed(options.hash_seed),
+            ),
             timers: None,
             finish_nanos: i64::from(options.finish_seconds.get()) * NANOS_PER_SECOND,
             heartbeat_nanos: i64::from(options.heartbeat_seconds.get()) * NANOS_PER_SECOND,

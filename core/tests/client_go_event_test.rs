@@ -544,18 +544,22 @@ fn already_exists_is_final_and_counted() {
 }
 
 #[test]
-fn invalid_is_final_and_counted() {
-    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(SinkError::Invalid(
-        "message too long".into(),
-    ))]));
+fn rejected_is_final_and_counted() {
+    let mut legacy = Legacy::with_sink(ScriptedSink::scripted([Some(SinkError::Rejected {
+        status: 422,
+        message: "message too long".into(),
+    })]));
     let r = legacy.occur("a", "Started", at(0));
     assert_eq!(
         r.write,
-        WriteStatus::Dropped(DropCause::Invalid("message too long".into()))
+        WriteStatus::Dropped(DropCause::Rejected {
+            status: 422,
+            message: "message too long".into()
+        })
     );
     let stats = legacy.stats();
     assert_eq!(
-        (stats.dropped_invalid, stats.retries, stats.held_total),
+        (stats.dropped_rejected, stats.retries, stats.held_total),
         (1, 0, 0)
     );
     assert_eq!(legacy.recorder.next_due(), None);
@@ -564,12 +568,15 @@ fn invalid_is_final_and_counted() {
 }
 
 #[test]
-fn invalid_patch_is_final_without_a_create() {
+fn rejected_patch_is_final_without_a_create() {
     // client-go: a non-404 patch failure is a StatusError and is dropped
     // without trying a create.
     let mut legacy = Legacy::with_sink(ScriptedSink::scripted([
         None,
-        Some(SinkError::Invalid("bad patch".into())),
+        Some(SinkError::Rejected {
+            status: 422,
+            message: "bad patch".into(),
+        }),
     ]));
     let first = legacy.occur("a", "Started", at(0));
     assert!(matches!(first.write, WriteStatus::Written(_)));
@@ -577,11 +584,14 @@ fn invalid_patch_is_final_without_a_create() {
     assert_eq!(again.action, Action::Patch);
     assert_eq!(
         again.write,
-        WriteStatus::Dropped(DropCause::Invalid("bad patch".into()))
+        WriteStatus::Dropped(DropCause::Rejected {
+            status: 422,
+            message: "bad patch".into()
+        })
     );
     assert_eq!(legacy.sink.calls.len(), 2);
     assert!(legacy.sink.calls[0].1.is_create() && !legacy.sink.calls[1].1.is_create());
-    assert_eq!(legacy.stats().dropped_invalid, 1);
+    assert_eq!(legacy.stats().dropped_rejected, 1);
     assert_eq!(legacy.recorder.next_due(), None);
 }
 

@@ -398,7 +398,10 @@ fn test_refresh_existing_event_series() {
         ("success", None),
         (
             "permanent error",
-            Some(SinkError::Invalid("request construction".into())),
+            Some(SinkError::Rejected {
+                status: 400,
+                message: "request construction".into(),
+            }),
         ),
     ] {
         let mut host = refresh_case(answer.clone());
@@ -437,9 +440,9 @@ fn test_refresh_existing_event_series() {
             Some(_) => {
                 assert!(matches!(
                     heartbeats[0].writes[0].status,
-                    WriteStatus::Dropped(DropCause::Invalid(_))
+                    WriteStatus::Dropped(DropCause::Rejected { .. })
                 ));
-                assert_eq!(host.stats().dropped_invalid, 1);
+                assert_eq!(host.stats().dropped_rejected, 1);
             }
         }
         // It finishes at 10:36:00 with its count.

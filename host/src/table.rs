@@ -111,10 +111,11 @@ pub fn write(
     for (n, what) in [
         (s.dropped_spam, "spam-filtered"),
         (s.refused, "refused"),
-        (s.dropped_invalid, "rejected by the sink"),
+        (s.dropped_rejected, "rejected by the sink"),
         (s.dropped_already_exists, "already existed"),
         (s.dropped_not_found, "not found"),
         (s.dropped_held_queue_full, "held queue full"),
+        (s.dropped_gave_up, "given up after failing"),
     ] {
         if n > 0 {
             drops.push(format!("{n} {what}"));

@@ -101,8 +101,8 @@ impl core::ops::Deref for Observed<'_> {
 pub struct CacheSizes {
     /// Aggregation groups.
     pub aggregator: u32,
-    /// Counted events.
-    pub logger: u32,
+    /// Counted events (the dedup stage).
+    pub dedup: u32,
     /// Spam buckets.
     pub spam_filter: u32,
 }
@@ -123,7 +123,7 @@ impl Correlator {
     pub fn new(options: &Options) -> Result<Self, OptionsError> {
         options.validate()?;
         let size = options.lru_cache_size;
-        let hasher = KeyHasher::with_seed(options.seed);
+        let hasher = KeyHasher::with_seed(options.hash_seed);
         Ok(Correlator {
             aggregator: Aggregator::new(
                 size,
@@ -314,7 +314,7 @@ impl Correlator {
         let n = |len: usize| u32::try_from(len).unwrap_or(u32::MAX);
         CacheSizes {
             aggregator: n(self.aggregator.cache.len()),
-            logger: n(self.dedup.cache.len()),
+            dedup: n(self.dedup.cache.len()),
             spam_filter: n(self.spam.cache.len()),
         }
     }

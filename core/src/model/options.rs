@@ -48,12 +48,20 @@ pub struct Options {
     pub finish_seconds: NonZeroU32,
     /// Writes held while the sink is failing; more merge into counts.
     pub max_held_writes: NonZeroUsize,
+    /// Attempts of one write before it is dropped as given up (client-go's
+    /// `maxTriesPerEvent`, 12).
+    pub max_write_attempts: NonZeroU32,
     /// First backoff after a throttled or unavailable answer, in milliseconds.
     pub backoff_initial_ms: NonZeroU32,
     /// Backoff cap, in milliseconds.
     pub backoff_max_ms: NonZeroU32,
     /// Seed of the backoff jitter (decisions never depend on it).
-    pub seed: u64,
+    pub jitter_seed: u64,
+    /// Seed of the caches' key hasher. Decisions never depend on it; a
+    /// fixed seed makes runs reproducible, and a host that takes untrusted
+    /// input should set a random one (from its operating system), so that
+    /// no one can choose keys that collide.
+    pub hash_seed: u64,
 }
 
 impl Default for Options {
@@ -69,9 +77,11 @@ impl Default for Options {
             heartbeat_seconds: NonZeroU32::new(30 * 60).unwrap(),
             finish_seconds: NonZeroU32::new(6 * 60).unwrap(),
             max_held_writes: NonZeroUsize::new(1000).unwrap(),
+            max_write_attempts: NonZeroU32::new(12).unwrap(),
             backoff_initial_ms: NonZeroU32::new(1_000).unwrap(),
             backoff_max_ms: NonZeroU32::new(300_000).unwrap(),
-            seed: 0x6875_7368, // "hush"
+            jitter_seed: 0x6875_7368, // "hush"
+            hash_seed: 0x6875_7368,
         }
     }
 }

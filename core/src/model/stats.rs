@@ -26,14 +26,17 @@ pub struct Stats {
     pub finished: u64,
     /// Series evicted from a full cache (final count written first).
     pub evicted: u64,
-    /// Writes the sink rejected as invalid.
-    pub dropped_invalid: u64,
+    /// Writes the sink refused with a final answer (400, 403, 409 on a
+    /// patch, 422, an unknown status).
+    pub dropped_rejected: u64,
     /// Creates that found the event already there.
     pub dropped_already_exists: u64,
     /// Writes with nowhere to go (404 on create).
     pub dropped_not_found: u64,
     /// Writes not held because the held queue was full of other events.
     pub dropped_held_queue_full: u64,
+    /// Writes given up after failing on every attempt allowed.
+    pub dropped_gave_up: u64,
     /// Error answers from the sink, of any kind.
     pub sink_errors: u64,
     /// Throttled answers (HTTP 429).
@@ -42,6 +45,9 @@ pub struct Stats {
     pub unavailable: u64,
     /// Unreachable sink (no answer); each is one reconnect attempt.
     pub unreachable: u64,
+    /// Failed answers about one write (not an HTTP status), each retried
+    /// on its own.
+    pub failed: u64,
     /// Attempts that retried a failed or held write.
     pub retries: u64,
     /// Writes that were held for a retry.
@@ -52,8 +58,8 @@ pub struct Stats {
     pub held: u32,
     /// Legacy caches: aggregation groups.
     pub aggregator_entries: u32,
-    /// Legacy caches: counted events.
-    pub logger_entries: u32,
+    /// Legacy caches: counted events (the dedup stage, client-go's `eventLogger`).
+    pub dedup_entries: u32,
     /// Legacy caches: spam buckets.
     pub spam_filter_entries: u32,
     /// Series cache: cached events (singletons and open series).

@@ -2,6 +2,7 @@
 //! (an API server client, an in-memory store, a component import); the core
 //! only calls it from the write path and never performs I/O itself.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
@@ -23,16 +24,44 @@ pub struct Stored {
 }
 
 /// Why a sink did not store a write.
+///
+/// A sink's answer is one of three kinds, and the writer treats each
+/// differently:
+///
+/// - about this write, and final: [`NotFound`](Self::NotFound) (on a
+///   patch, the writer creates the event instead),
+///   [`AlreadyExists`](Self::AlreadyExists) and [`Rejected`](Self::Rejected)
+///   end the write with a counted drop naming the answer, as client-go drops
+///   every API status error;
+/// - about this write, worth another try: [`Failed`](Self::Failed) (client-go
+///   retries any error that is not an API status): the write is retried on
+///   its own schedule while other writes go on, up to
+///   [`max_write_attempts`](crate::Options::max_write_attempts);
+/// - about the whole sink: [`Throttled`](Self::Throttled),
+///   [`Unavailable`](Self::Unavailable) and [`Unreachable`](Self::Unreachable)
+///   pause every write until the backoff expires.
+///
+/// [`SinkError::from_status`] classifies an HTTP status.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum SinkError {
-    /// The event to patch does not exist (HTTP 404): the writer creates it instead.
+    /// The event to patch does not exist (HTTP 404): the writer creates it
+    /// instead. On a create (its namespace is gone) the write is dropped.
     NotFound,
-    /// The event to create exists already (HTTP 409).
+    /// The event to create exists already (HTTP 409 on a create). For a
+    /// series the first create landed and the writer patches it instead;
+    /// otherwise the write is dropped. On a patch, a 409 is a conflict and
+    /// the write is dropped as rejected with status 409.
     AlreadyExists,
-    /// The sink rejected the event (HTTP 422), with its message.
-    Invalid(String),
+    /// The sink refused this write and retrying cannot change that: 400,
+    /// 403, 409 on a patch, 422, or any status not classified otherwise.
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The sink's message.
+        message: String,
+    },
     /// The sink asked to slow down (HTTP 429), possibly saying for how long.
     Throttled {
         /// Retry-After, in nanoseconds.
@@ -42,6 +71,37 @@ pub enum SinkError {
     Unavailable(String),
     /// The sink could not be reached at all (connection refused, timeout).
     Unreachable(String),
+    /// This write failed without an answer that classifies it (an error
+    /// that is not an HTTP status, such as an exception in a host's sink):
+    /// retried on its own, without pausing other writes.
+    Failed(String),
+}
+
+impl SinkError {
+    /// The error for an HTTP `status` answered to a write: 404 not found,
+    /// 409 already exists, 429 throttled (with `retry_after_nanos`), 5xx
+    /// unavailable, and any other status a final rejection.
+    ///
+    /// ```
+    /// use hush_core::SinkError;
+    /// assert_eq!(SinkError::from_status(404, "gone", None), SinkError::NotFound);
+    /// assert!(matches!(
+    ///     SinkError::from_status(403, "forbidden", None),
+    ///     SinkError::Rejected { status: 403, .. }
+    /// ));
+    /// ```
+    pub fn from_status(status: u16, message: &str, retry_after_nanos: Option<u64>) -> Self {
+        match status {
+            404 => SinkError::NotFound,
+            409 => SinkError::AlreadyExists,
+            429 => SinkError::Throttled { retry_after_nanos },
+            500..=599 => SinkError::Unavailable(format!("{status} {message}")),
+            _ => SinkError::Rejected {
+                status,
+                message: message.into(),
+            },
+        }
+    }
 }
 
 impl fmt::Display for SinkError {
@@ -49,7 +109,7 @@ impl fmt::Display for SinkError {
         match self {
             SinkError::NotFound => f.write_str("not found"),
             SinkError::AlreadyExists => f.write_str("already exists"),
-            SinkError::Invalid(m) => write!(f, "invalid: {m}"),
+            SinkError::Rejected { status, message } => write!(f, "rejected ({status}): {message}"),
             SinkError::Throttled {
                 retry_after_nanos: Some(n),
             } => {
@@ -60,6 +120,7 @@ impl fmt::Display for SinkError {
             } => f.write_str("throttled"),
             SinkError::Unavailable(m) => write!(f, "unavailable: {m}"),
             SinkError::Unreachable(m) => write!(f, "unreachable: {m}"),
+            SinkError::Failed(m) => write!(f, "failed: {m}"),
         }
     }
 }

@@ -264,11 +264,11 @@ impl<S: Sink + Default + Send + 'static> ComponentEngine<S> {
         }) {
             Ok(outcome) => decision_from_wit(outcome),
             Err(trap) => Decision {
-                action: Action::Drop,
+                action: Action::Trap,
                 event: Some(Box::new(event_from_wit(event))),
                 patch: None,
                 why: None,
-                write: Some(WriteStatus::Dropped(DropCause::Refused(trap.to_string()))),
+                write: Some(WriteStatus::Dropped(DropCause::Trapped(trap.to_string()))),
             },
         }
     }

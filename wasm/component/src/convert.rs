@@ -12,7 +12,7 @@ pub(crate) mod owned {
     pub(crate) use crate::bindings::hush::correlator::types::{
         EventResult as Event, EventSeries, EventSourceResult as EventSource,
         LegacyPatchResult as LegacyPatch, ObjectReferenceResult as ObjectReference,
-        PatchResult as Patch, SinkError, Stored,
+        PatchResult as Patch, Rejection, SinkError, Stored,
     };
 }
 

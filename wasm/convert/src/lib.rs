@@ -29,20 +29,22 @@ macro_rules! __copy_stats {
             heartbeats: $from.heartbeats,
             finished: $from.finished,
             evicted: $from.evicted,
-            dropped_invalid: $from.dropped_invalid,
+            dropped_rejected: $from.dropped_rejected,
             dropped_already_exists: $from.dropped_already_exists,
             dropped_not_found: $from.dropped_not_found,
             dropped_held_queue_full: $from.dropped_held_queue_full,
+            dropped_gave_up: $from.dropped_gave_up,
             sink_errors: $from.sink_errors,
             throttled: $from.throttled,
             unavailable: $from.unavailable,
             unreachable: $from.unreachable,
+            failed: $from.failed,
             retries: $from.retries,
             held_total: $from.held_total,
             merged: $from.merged,
             held: $from.held,
             aggregator_entries: $from.aggregator_entries,
-            logger_entries: $from.logger_entries,
+            dedup_entries: $from.dedup_entries,
             spam_filter_entries: $from.spam_filter_entries,
             series_entries: $from.series_entries,
         }
@@ -214,12 +216,16 @@ macro_rules! conversions {
                 match e {
                     types::SinkError::NotFound => SinkError::NotFound,
                     types::SinkError::AlreadyExists => SinkError::AlreadyExists,
-                    types::SinkError::Invalid(m) => SinkError::Invalid(m),
+                    types::SinkError::Rejected(r) => SinkError::Rejected {
+                        status: r.status,
+                        message: r.message,
+                    },
                     types::SinkError::Throttled(retry_after_nanos) => {
                         SinkError::Throttled { retry_after_nanos }
                     }
                     types::SinkError::Unavailable(m) => SinkError::Unavailable(m),
                     types::SinkError::Unreachable(m) => SinkError::Unreachable(m),
+                    types::SinkError::Failed(m) => SinkError::Failed(m),
                 }
             }
 
@@ -228,12 +234,15 @@ macro_rules! conversions {
                 match e {
                     SinkError::NotFound => types::SinkError::NotFound,
                     SinkError::AlreadyExists => types::SinkError::AlreadyExists,
-                    SinkError::Invalid(m) => types::SinkError::Invalid(m),
+                    SinkError::Rejected { status, message } => {
+                        types::SinkError::Rejected(types::Rejection { status, message })
+                    }
                     SinkError::Throttled { retry_after_nanos } => {
                         types::SinkError::Throttled(retry_after_nanos)
                     }
                     SinkError::Unavailable(m) => types::SinkError::Unavailable(m),
                     SinkError::Unreachable(m) => types::SinkError::Unreachable(m),
+                    SinkError::Failed(m) => types::SinkError::Failed(m),
                 }
             }
 
@@ -275,9 +284,11 @@ macro_rules! conversions {
                     heartbeat_seconds: nonzero_u32("heartbeat-seconds", o.heartbeat_seconds)?,
                     finish_seconds: nonzero_u32("finish-seconds", o.finish_seconds)?,
                     max_held_writes: nonzero_usize("max-held-writes", o.max_held_writes)?,
+                    max_write_attempts: nonzero_u32("max-write-attempts", o.max_write_attempts)?,
                     backoff_initial_ms: nonzero_u32("backoff-initial-ms", o.backoff_initial_ms)?,
                     backoff_max_ms: nonzero_u32("backoff-max-ms", o.backoff_max_ms)?,
-                                        seed: o.seed,
+                    jitter_seed: o.jitter_seed,
+                    hash_seed: o.hash_seed,
                 })
             }
 
@@ -303,9 +314,11 @@ macro_rules! conversions {
                     heartbeat_seconds: o.heartbeat_seconds.get(),
                     finish_seconds: o.finish_seconds.get(),
                     max_held_writes: small(o.max_held_writes.get()),
+                    max_write_attempts: o.max_write_attempts.get(),
                     backoff_initial_ms: o.backoff_initial_ms.get(),
                     backoff_max_ms: o.backoff_max_ms.get(),
-                    seed: o.seed,
+                    jitter_seed: o.jitter_seed,
+                    hash_seed: o.hash_seed,
                 }
             }
 
@@ -316,6 +329,7 @@ macro_rules! conversions {
                     Action::Drop => api::Action::Drop,
                     Action::Absorb => api::Action::Absorb,
                     Action::Refuse => api::Action::Refuse,
+                    Action::Trap => api::Action::Trap,
                 }
             }
 
@@ -350,10 +364,16 @@ macro_rules! conversions {
                 match c {
                     DropCause::SpamFiltered => api::DropCause::SpamFiltered,
                     DropCause::Refused(m) => api::DropCause::Refused(m),
-                    DropCause::Invalid(m) => api::DropCause::Invalid(m),
+                    DropCause::Rejected { status, message } => {
+                        api::DropCause::Rejected(types::Rejection { status, message })
+                    }
                     DropCause::AlreadyExists => api::DropCause::AlreadyExists,
                     DropCause::NotFound => api::DropCause::NotFound,
                     DropCause::HeldQueueFull => api::DropCause::HeldQueueFull,
+                    DropCause::GaveUp { attempts, error } => {
+                        api::DropCause::GaveUp(api::GiveUp { attempts, error })
+                    }
+                    DropCause::Trapped(m) => api::DropCause::Trapped(m),
                 }
             }
 
@@ -432,6 +452,7 @@ macro_rules! conversions {
                     api::Action::Drop => Action::Drop,
                     api::Action::Absorb => Action::Absorb,
                     api::Action::Refuse => Action::Refuse,
+                    api::Action::Trap => Action::Trap,
                 }
             }
 
@@ -466,10 +487,18 @@ macro_rules! conversions {
                 match c {
                     api::DropCause::SpamFiltered => DropCause::SpamFiltered,
                     api::DropCause::Refused(m) => DropCause::Refused(m),
-                    api::DropCause::Invalid(m) => DropCause::Invalid(m),
+                    api::DropCause::Rejected(r) => DropCause::Rejected {
+                        status: r.status,
+                        message: r.message,
+                    },
                     api::DropCause::AlreadyExists => DropCause::AlreadyExists,
                     api::DropCause::NotFound => DropCause::NotFound,
                     api::DropCause::HeldQueueFull => DropCause::HeldQueueFull,
+                    api::DropCause::GaveUp(g) => DropCause::GaveUp {
+                        attempts: g.attempts,
+                        error: g.error,
+                    },
+                    api::DropCause::Trapped(m) => DropCause::Trapped(m),
                 }
             }
 

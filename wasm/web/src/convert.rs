@@ -139,34 +139,6 @@ pub fn instant_to_millis(at: Timestamp) -> f64 {
     whole as f64 + nanos.rem_euclid(NANOS_PER_MILLI) as f64 / NANOS_PER_MILLI as f64
 }
 
-/// Reads what a sink threw: an object with `reason` (`NotFound`,
-/// `AlreadyExists`, `Invalid`, `Throttled`, `Unavailable`, `Unreachable`),
-/// an optional `message` and, for `Throttled`, optional `retryAfterSeconds`.
-/// Anything else is [`SinkError::Unreachable`] with its message.
-pub fn sink_error_from_js(thrown: &JsValue) -> SinkError {
-    let field = |name: &str| {
-        if thrown.is_object() {
-            Reflect::get(thrown, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
-        } else {
-            JsValue::UNDEFINED
-        }
-    };
-    let message = || field("message").as_string().unwrap_or_default();
-    match field("reason").as_string().as_deref() {
-        Some("NotFound") => SinkError::NotFound,
-        Some("AlreadyExists") => SinkError::AlreadyExists,
-        Some("Invalid") => SinkError::Invalid(message()),
-        Some("Throttled") => SinkError::Throttled {
-            retry_after_nanos: field("retryAfterSeconds")
-                .as_f64()
-                .and_then(seconds_to_nanos),
-        },
-        Some("Unavailable") => SinkError::Unavailable(message()),
-        Some("Unreachable") => SinkError::Unreachable(message()),
-        _ => SinkError::Unreachable(describe(thrown)),
-    }
-}
-
 /// Retry-After seconds as nanoseconds, if a usable duration.
 pub fn seconds_to_nanos(seconds: f64) -> Option<u64> {
     (0.0..1.8e10)
@@ -175,11 +147,11 @@ pub fn seconds_to_nanos(seconds: f64) -> Option<u64> {
 }
 
 /// Reads a sink's answer to `create` or `patch`: `{name, resourceVersion, count}`.
-/// A malformed answer is a host bug; the write is reported dropped as
-/// invalid with a message saying so, rather than retried forever.
+/// A malformed answer is a host bug: the write failed, and is retried a
+/// bounded number of times before it is dropped with this message.
 pub fn stored_from_js(operation: &str, answer: JsValue) -> Result<Stored, SinkError> {
     serde_wasm_bindgen::from_value(answer).map_err(|e| {
-        SinkError::Invalid(format!(
+        SinkError::Failed(format!(
             "sink.{operation} must return {{name, resourceVersion, count}}: {}",
             serde_message(e)
         ))
@@ -188,7 +160,7 @@ pub fn stored_from_js(operation: &str, answer: JsValue) -> Result<Stored, SinkEr
 
 /// Reads a sink's answer to `list`: an array of Events of either shape.
 pub fn events_from_js(answer: JsValue) -> Result<Vec<Event>, SinkError> {
-    let bad = |m: String| SinkError::Invalid(format!("sink.list must return Events: {m}"));
+    let bad = |m: String| SinkError::Failed(format!("sink.list must return Events: {m}"));
     let array: Array = answer
         .dyn_into()
         .map_err(|v| bad(format!("not an array: {}", describe(&v))))?;

@@ -3,18 +3,21 @@
 //! and [`JsClock`] reads the host's `now()`.
 //!
 //! A sink method answers `{name, resourceVersion, count}`, or throws to
-//! refuse the write: an object (or `Error`) with `reason` one of `NotFound`,
-//! `AlreadyExists`, `Invalid`, `Throttled`, `Unavailable`, `Unreachable`, an
-//! optional `message` and, for `Throttled`, an optional `retryAfterSeconds`.
-//! Any other exception counts as `Unreachable`. The recorder turns these
-//! into write outcomes (held, retried, dropped), never into exceptions.
+//! refuse the write. What it throws is read by [`sink_error_from_js`]: an
+//! HTTP status (`status`, `statusCode` or a numeric `code`, so a `fetch`
+//! `Response`, a `@kubernetes/client-node` `ApiException` or a Kubernetes
+//! `Status` object can be thrown as is), else a `reason` name, else a
+//! network error code; anything else is a failure of that one write, never
+//! a sink-wide outage. The recorder turns these into write outcomes (held,
+//! retried, dropped), never into exceptions.
 
 use hush_core::{Event, Mode, Patch, Sink, SinkError, Stored, Timestamp};
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::convert::{
-    event_to_js, events_from_js, instant_from_js, patch_to_js, sink_error_from_js, stored_from_js,
+    describe, event_to_js, events_from_js, instant_from_js, patch_to_js, seconds_to_nanos,
+    stored_from_js,
 };
 use crate::error::{ClockError, ConstructError};
 
@@ -66,16 +69,16 @@ impl JsSink {
 
 impl Sink for JsSink {
     fn create(&mut self, event: &Event) -> Result<Stored, SinkError> {
-        let event = event_to_js(self.mode, event).map_err(|e| SinkError::Invalid(e.0))?;
+        let event = event_to_js(self.mode, event).map_err(|e| SinkError::Failed(e.0))?;
         let answer = self
             .create
             .call1(&self.target, &event)
-            .map_err(|e| sink_error_from_js(&e))?;
+            .map_err(|e| sink_error_from_js(&e, Call::Create))?;
         stored_from_js("create", answer)
     }
 
     fn patch(&mut self, namespace: &str, name: &str, patch: &Patch) -> Result<Stored, SinkError> {
-        let patch = patch_to_js(patch).map_err(|e| SinkError::Invalid(e.0))?;
+        let patch = patch_to_js(patch).map_err(|e| SinkError::Failed(e.0))?;
         let answer = self
             .patch
             .call3(
@@ -84,7 +87,7 @@ impl Sink for JsSink {
                 &JsValue::from_str(name),
                 &patch,
             )
-            .map_err(|e| sink_error_from_js(&e))?;
+            .map_err(|e| sink_error_from_js(&e, Call::Patch))?;
         stored_from_js("patch", answer)
     }
 
@@ -100,9 +103,105 @@ impl Sink for JsSink {
                 &JsValue::from_str(reporting_controller),
                 &JsValue::from_str(reporting_instance),
             )
-            .map_err(|e| sink_error_from_js(&e))?;
+            .map_err(|e| sink_error_from_js(&e, Call::List))?;
         events_from_js(answer)
     }
+}
+
+/// Which sink method threw (a 409 means "exists" only on a create).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// `sink.create`.
+    Create,
+    /// `sink.patch`.
+    Patch,
+    /// `sink.list`.
+    List,
+}
+
+/// Network error codes (Node's `code`, also on `fetch`'s `cause`) that mean
+/// the sink could not be reached at all.
+const NETWORK_CODES: [&str; 9] = [
+    "ECONNREFUSED",
+    "ECONNRESET",
+    "ETIMEDOUT",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "EHOSTUNREACH",
+    "ENETUNREACH",
+    "EPIPE",
+    "UND_ERR_CONNECT_TIMEOUT",
+];
+
+/// Reads what a sink method threw, in this order:
+///
+/// 1. an HTTP status, the first number among `status`, `statusCode` and
+///    `code`: classified by [`SinkError::from_status`] (404 not found, 409
+///    already exists — on a patch a conflict, rejected —, 429 throttled with
+///    `retryAfterSeconds`, 5xx unavailable, any other status rejected:
+///    final for this write);
+/// 2. a `reason`: `NotFound`, `AlreadyExists`, `Invalid` (422), `Forbidden`
+///    (403), `BadRequest` (400), `Conflict` (409), `Throttled` or
+///    `TooManyRequests` (429), `Unavailable` or `ServiceUnavailable` (503);
+/// 3. status 0 (what `XMLHttpRequest` reports when no answer came),
+///    `reason: "Unreachable"`, or a network error code in `code` or
+///    `cause.code` (`ECONNREFUSED`, `ETIMEDOUT`, …): unreachable;
+/// 4. anything else (a plain `Error`, a string): [`SinkError::Failed`],
+///    so this write is retried on its own, a bounded number of times.
+///
+/// The message is `message` (or the value itself, described).
+pub fn sink_error_from_js(thrown: &JsValue, call: Call) -> SinkError {
+    let field = |target: &JsValue, name: &str| {
+        if target.is_object() {
+            Reflect::get(target, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+        } else {
+            JsValue::UNDEFINED
+        }
+    };
+    let message = describe(thrown);
+    let status = ["status", "statusCode", "code"]
+        .into_iter()
+        .find_map(|name| field(thrown, name).as_f64())
+        .filter(|n| n.fract() == 0.0 && (0.0..=999.0).contains(n))
+        .map(|n| n as u16)
+        .or_else(|| match field(thrown, "reason").as_string()?.as_str() {
+            "NotFound" => Some(404),
+            "AlreadyExists" | "Conflict" => Some(409),
+            "Invalid" => Some(422),
+            "Forbidden" => Some(403),
+            "BadRequest" => Some(400),
+            "Throttled" | "TooManyRequests" => Some(429),
+            "Unavailable" | "ServiceUnavailable" => Some(503),
+            _ => None,
+        });
+    if status == Some(0) {
+        // What XMLHttpRequest reports when no answer came.
+        return SinkError::Unreachable(message);
+    }
+    if let Some(status) = status {
+        let retry_after = field(thrown, "retryAfterSeconds")
+            .as_f64()
+            .and_then(seconds_to_nanos);
+        return match SinkError::from_status(status, &message, retry_after) {
+            SinkError::AlreadyExists if call != Call::Create => SinkError::Rejected {
+                status: 409,
+                message,
+            },
+            error => error,
+        };
+    }
+    let network = |target: &JsValue| {
+        field(target, "code")
+            .as_string()
+            .is_some_and(|code| NETWORK_CODES.contains(&code.as_str()))
+    };
+    if field(thrown, "reason").as_string().as_deref() == Some("Unreachable")
+        || network(thrown)
+        || network(&field(thrown, "cause"))
+    {
+        return SinkError::Unreachable(message);
+    }
+    SinkError::Failed(message)
 }
 
 /// The host's clock: `now()` returning milliseconds since the epoch (a

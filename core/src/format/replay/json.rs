@@ -64,6 +64,7 @@ fn worth_showing(action: Action, status: &WriteStatus) -> bool {
         WriteStatus::Written(_) => false,
         WriteStatus::Dropped(DropCause::SpamFiltered) => action != Action::Drop,
         WriteStatus::Dropped(DropCause::Refused(_)) => action != Action::Refuse,
+        WriteStatus::Dropped(DropCause::Trapped(_)) => action != Action::Trap,
         _ => true,
     }
 }
@@ -105,7 +106,9 @@ fn decision<S: SerializeMap>(map: &mut S, mode: Mode, d: &Decision) -> Result<()
     if let Some(why) = &d.why {
         map.serialize_entry("why", why)?;
     }
-    if let Some(WriteStatus::Dropped(DropCause::Refused(reason))) = &d.write {
+    if let Some(WriteStatus::Dropped(DropCause::Refused(reason) | DropCause::Trapped(reason))) =
+        &d.write
+    {
         map.serialize_entry("error", reason)?;
     }
     if let Some(status) = &d.write

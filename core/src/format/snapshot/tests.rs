@@ -259,7 +259,8 @@ fn restore_with_another_seed_rehashes_keys() {
         let mut lines = feed(&mut first, &events[..split]);
         let (bytes, sink, clock) = save(&first);
         let reseeded = Options {
-            seed: 42,
+            hash_seed: 42,
+            jitter_seed: 42,
             ..options.clone()
         };
         let recorder = Recorder::restore(reseeded, &bytes).unwrap();
@@ -290,7 +291,7 @@ fn a_smaller_cache_keeps_the_most_recent_entries() {
     let mut restored = Recorder::restore(small, &recorder.snapshot()).unwrap();
     let stats = restored.stats();
     assert_eq!(
-        (stats.logger_entries, stats.spam_filter_entries),
+        (stats.dedup_entries, stats.spam_filter_entries),
         (2, 2),
         "{stats:?}"
     );

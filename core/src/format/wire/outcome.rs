@@ -26,12 +26,13 @@ pub struct CompactOutcome {
     pub count: i32,
 }
 
-const ACTIONS: [Action; 5] = [
+const ACTIONS: [Action; 6] = [
     Action::Create,
     Action::Patch,
     Action::Drop,
     Action::Absorb,
     Action::Refuse,
+    Action::Trap,
 ];
 const RULES: [Rule; 10] = [
     Rule::FirstSeen,
@@ -51,10 +52,12 @@ pub fn drop_cause_code(cause: &DropCause) -> u8 {
     match cause {
         DropCause::SpamFiltered => 1,
         DropCause::Refused(_) => 2,
-        DropCause::Invalid(_) => 3,
+        DropCause::Rejected { .. } => 3,
         DropCause::AlreadyExists => 4,
         DropCause::NotFound => 5,
         DropCause::HeldQueueFull => 6,
+        DropCause::GaveUp { .. } => 7,
+        DropCause::Trapped(_) => 8,
     }
 }
 

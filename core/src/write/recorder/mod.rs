@@ -306,7 +306,7 @@ impl Recorder {
             Engine::Legacy(c) => {
                 let sizes = c.cache_sizes();
                 s.aggregator_entries = sizes.aggregator;
-                s.logger_entries = sizes.logger;
+                s.dedup_entries = sizes.dedup;
                 s.spam_filter_entries = sizes.spam_filter;
             }
             Engine::Series(series) => {

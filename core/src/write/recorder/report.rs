@@ -26,6 +26,11 @@ pub enum Action {
     Absorb,
     /// Not correlated: the API server would reject it.
     Refuse,
+    /// Not correlated: the correlator trapped while handling it. Only
+    /// component hosts report this (the core itself never traps); the
+    /// write is [`DropCause::Trapped`](crate::DropCause::Trapped) with the
+    /// host's message.
+    Trap,
 }
 
 /// The recorder's answer for one event.

@@ -149,7 +149,7 @@ fn a_rebuilt_legacy_recorder_patches_instead_of_creating() {
 
     let mut after = Recorder::new(options(Mode::Legacy)).unwrap();
     assert_eq!(after.rebuild_from(&mut sink, "kubelet", "node-1"), Ok(1));
-    assert_eq!(after.stats().logger_entries, 1);
+    assert_eq!(after.stats().dedup_entries, 1);
     let mut e = backoff("web-1");
     after.prepare(&mut e, at(100));
     let outcome = after.observe(&e, at(100), &mut sink, true);

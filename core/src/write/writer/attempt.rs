@@ -56,7 +56,9 @@ pub(super) fn attempt(
             Attempt::Retry(Failure::Throttled, None)
         }
         SinkError::AlreadyExists => Attempt::Final(DropCause::AlreadyExists),
-        SinkError::Invalid(m) => Attempt::Final(DropCause::Invalid(m)),
+        SinkError::Rejected { status, message } => {
+            Attempt::Final(DropCause::Rejected { status, message })
+        }
         SinkError::Throttled { retry_after_nanos } => {
             stats.throttled += 1;
             Attempt::Retry(Failure::Throttled, retry_after_nanos)
@@ -67,6 +69,10 @@ pub(super) fn attempt(
         }
         SinkError::Unreachable(_) => {
             stats.unreachable += 1;
+            Attempt::Retry(Failure::Unreachable, None)
+        }
+        SinkError::Failed(_) => {
+            stats.failed += 1;
             Attempt::Retry(Failure::Unreachable, None)
         }
     }

@@ -54,7 +54,7 @@ impl Writer {
         Writer {
             held: Lru::new(options.max_held_writes),
             health: Health::Healthy,
-            rng: fastrand::Rng::with_seed(options.seed),
+            rng: fastrand::Rng::with_seed(options.jitter_seed),
             retried: Vec::new(),
             initial_nanos: i64::from(options.backoff_initial_ms.get()) * 1_000_000,
             max_nanos: i64::from(options.backoff_max_ms.get()) * 1_000_000,
@@ -202,10 +202,13 @@ fn count_dropped(stats: &mut Stats, cause: DropCause) -> DropCause {
     match &cause {
         DropCause::SpamFiltered => stats.dropped_spam += 1,
         DropCause::Refused(_) => stats.refused += 1,
-        DropCause::Invalid(_) => stats.dropped_invalid += 1,
+        DropCause::Rejected { .. } => stats.dropped_rejected += 1,
         DropCause::AlreadyExists => stats.dropped_already_exists += 1,
         DropCause::NotFound => stats.dropped_not_found += 1,
         DropCause::HeldQueueFull => stats.dropped_held_queue_full += 1,
+        DropCause::GaveUp { .. } => stats.dropped_gave_up += 1,
+        // Counted by the host that reports it.
+        DropCause::Trapped(_) => {}
     }
     cause
 }

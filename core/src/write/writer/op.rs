@@ -2,6 +2,7 @@
 //! held) and how it ended ([`WriteStatus`], [`DropCause`]).
 
 use alloc::borrow::Cow;
+use alloc::string::String;
 
 use crate::model::event::Event;
 use crate::model::time::Timestamp;
@@ -100,9 +101,15 @@ pub enum DropCause {
     /// The spam filter denied it; its count is kept for the next write.
     SpamFiltered,
     /// The event would be rejected by the API server, so it was not sent.
-    Refused(alloc::string::String),
-    /// The sink rejected it as invalid.
-    Invalid(alloc::string::String),
+    Refused(String),
+    /// The sink refused the write with a final answer (400, 403, 409 on a
+    /// patch, 422, an unknown status).
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The sink's message.
+        message: String,
+    },
     /// The event to create existed already.
     AlreadyExists,
     /// The sink had nowhere to put it (e.g. its namespace is gone).
@@ -110,4 +117,15 @@ pub enum DropCause {
     /// The held queue was full of other events; the count stays in the
     /// correlator and the event's next write carries it.
     HeldQueueFull,
+    /// The write failed on every attempt, up to the bound
+    /// ([`max_write_attempts`](crate::Options::max_write_attempts)).
+    GaveUp {
+        /// Attempts made.
+        attempts: u32,
+        /// The last answer.
+        error: String,
+    },
+    /// The correlator trapped while handling the event (reported by
+    /// component hosts, never by the core itself), with the host's message.
+    Trapped(String),
 }
