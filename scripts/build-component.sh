@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# Builds the correlator component: the guest for wasm32-unknown-unknown (no
-# WASI), encoded as a component by the xtask (wit-component), into
-# target/component/hush.component.wasm, which hushd embeds when it is built.
+# Builds the correlator component into target/component/hush.component.wasm.
+# hushd's build script builds the guest (wasm32-unknown-unknown, no WASI),
+# encodes it as a component and embeds it, so this builds hushd; it is kept
+# for the steps and tools that want the component as a file (jco, Python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/setup.sh
 
 ensure_rust_targets wasm32-unknown-unknown
-cargo build -p hush-component --target wasm32-unknown-unknown --profile release-wasm
-cargo run -q -p hush-xtask -- componentize \
-    target/wasm32-unknown-unknown/release-wasm/hush_component.wasm \
-    target/component/hush.component.wasm
+cargo build -q -p hushd
+echo "target/component/hush.component.wasm: $(target/debug/hushd --version)"

@@ -22,10 +22,19 @@ static ALLOCATOR: hushd::alloc_counter::Counting = hushd::alloc_counter::Countin
 /// (`scripts/make-sample.py` writes it).
 const SAMPLE: &str = include_str!("../samples/storm.jsonl");
 
+/// `hushd --version`: the crate's version and the SHA-256 of the component
+/// it embeds (the same as `sha256sum target/component/hush.component.wasm`).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (component sha256:",
+    env!("HUSH_COMPONENT_SHA256"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "hushd",
-    version,
+    version = VERSION,
     about = "Kubernetes event correlation, portable and visible"
 )]
 struct Cli {

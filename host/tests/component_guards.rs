@@ -14,8 +14,7 @@ use hushd::workload::Mix;
 
 /// The embedded component, its epoch advanced only by the test.
 fn plugin() -> Arc<Plugin> {
-    let bytes = embedded_bytes().expect("built with the component: run scripts/build-component.sh");
-    Plugin::with_epoch(bytes, Epoch::Manual).expect("the component loads")
+    Plugin::with_epoch(embedded_bytes(), Epoch::Manual).expect("the component loads")
 }
 
 fn batch(events: usize) -> Vec<u8> {

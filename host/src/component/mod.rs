@@ -28,17 +28,13 @@ mod bindings {
 
 pub use bindings::{Hush, exports, hush};
 
-/// The component built from `wasm/component` when hushd was compiled, if it was.
-pub fn embedded_bytes() -> Option<&'static [u8]> {
-    #[cfg(hush_embedded_component)]
-    {
-        Some(include_bytes!(env!("HUSH_COMPONENT_PATH")))
-    }
-    #[cfg(not(hush_embedded_component))]
-    {
-        None
-    }
+/// The correlator component embedded when hushd was built (see `build.rs`).
+pub fn embedded_bytes() -> &'static [u8] {
+    include_bytes!(env!("HUSH_COMPONENT_PATH"))
 }
+
+/// The SHA-256 of [`embedded_bytes`], in hex.
+pub const EMBEDDED_SHA256: &str = env!("HUSH_COMPONENT_SHA256");
 
 /// How often the epoch ticks; deadlines are counted in ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -85,11 +81,8 @@ impl Plugin {
 
     /// The component embedded in this hushd at build time.
     pub fn embedded() -> Result<Arc<Plugin>, String> {
-        let bytes = embedded_bytes().ok_or(
-            "this hushd was built without the correlator component; run \
-             scripts/build-component.sh and rebuild, or pass --plugin FILE.wasm",
-        )?;
-        Plugin::new(bytes).map_err(|e| format!("the embedded component does not load: {e:#}"))
+        Plugin::new(embedded_bytes())
+            .map_err(|e| format!("the embedded component does not load: {e:#}"))
     }
 
     /// Advances the epoch by one tick (see [`Epoch::Manual`]).

@@ -4,8 +4,8 @@
 //! clock and the sink as imports (no WASI); the guest owns client-go's
 //! `recordToSink` logic through hush-core's recorder: it decides, calls the
 //! sink, holds and retries failed writes from `tick`, and explains every
-//! outcome. Build it for `wasm32-unknown-unknown` and encode it with
-//! `cargo run -p hush-xtask -- componentize` (see `scripts/build-component.sh`).
+//! outcome. hushd's build script builds it for `wasm32-unknown-unknown`,
+//! encodes it as a component (wit-component) and embeds it.
 
 mod convert;
 mod correlator;
