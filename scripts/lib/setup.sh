@@ -65,3 +65,21 @@ ensure_wasm_bindgen() {
 # Node.js for the web binding's tests, Python for the vector checks.
 ensure_node() { ensure_debian node nodejs; }
 ensure_python() { ensure_debian python3 python3; }
+
+# npm itself (Debian's), for the packages below.
+ensure_npm() {
+    ensure_node
+    ensure_debian npm npm
+}
+
+# The npm packages of DIR, exactly as its committed package-lock.json
+# pins them (npm ci), when node_modules is missing or older than the lock.
+ensure_npm_packages() {
+    local dir=$1
+    ensure_npm
+    if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
+        [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+        echo "installing the npm packages of $dir (npm ci)"
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+}
