@@ -226,8 +226,19 @@ fn put_event_key(buf: &mut Vec<u8>, event: &Event) -> (usize, usize) {
 /// spam key and aggregate key are slices of a single buffer laid out as
 /// `fieldPath message | source object type | reason | reportingController
 /// reportingInstance`.
+///
+/// ```
+/// use hush_core::key::LegacyKeys;
+/// use hush_core::{Event, SpamKeyFields};
+/// let mut event = Event::default();
+/// event.reason = "BackOff".into();
+/// let mut keys = LegacyKeys::default();
+/// keys.encode(&event);
+/// assert!(keys.aggregate().starts_with(keys.spam(SpamKeyFields::SourceObjectTypeReason)));
+/// assert!(keys.event().ends_with(keys.spam(SpamKeyFields::SourceObjectTypeReason)));
+/// ```
 #[derive(Debug, Default)]
-pub(crate) struct LegacyKeys {
+pub struct LegacyKeys {
     buf: Vec<u8>,
     /// Where `source object type` starts and ends, then where `reason` ends.
     shared: usize,
@@ -238,7 +249,7 @@ pub(crate) struct LegacyKeys {
 impl LegacyKeys {
     /// Encodes `event`'s fields, replacing the previous event's.
     #[inline]
-    pub(crate) fn encode(&mut self, event: &Event) {
+    pub fn encode(&mut self, event: &Event) {
         let buf = &mut self.buf;
         buf.clear();
         let (shared, typed) = put_event_key(buf, event);
@@ -255,12 +266,12 @@ impl LegacyKeys {
     }
 
     /// client-go `getEventKey`'s fields.
-    pub(crate) fn event(&self) -> &[u8] {
+    pub fn event(&self) -> &[u8] {
         self.slice(0..self.reasoned)
     }
 
     /// The spam key's fields.
-    pub(crate) fn spam(&self, fields: SpamKeyFields) -> &[u8] {
+    pub fn spam(&self, fields: SpamKeyFields) -> &[u8] {
         match fields {
             SpamKeyFields::SourceObjectType => self.slice(self.shared..self.typed),
             SpamKeyFields::SourceObjectTypeReason => self.slice(self.shared..self.reasoned),
@@ -268,7 +279,7 @@ impl LegacyKeys {
     }
 
     /// The aggregate key's fields.
-    pub(crate) fn aggregate(&self) -> &[u8] {
+    pub fn aggregate(&self) -> &[u8] {
         self.slice(self.shared..self.buf.len())
     }
 }
