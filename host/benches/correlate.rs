@@ -6,8 +6,8 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hush_core::{Options, Recorder};
-use hushd::bench::SEED;
 use hushd::sinks::NullSink;
+use hushd::workload::SEED;
 use hushd::workload::{Kind, Mix};
 
 /// The parts of the mix measured, by name.

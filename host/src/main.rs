@@ -2,14 +2,15 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, IsTerminal, Read};
-use std::num::{NonZeroU64, NonZeroUsize};
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use hush_core::{Mode, Options};
+use hushd::bench::cli::BenchArgs;
 use hushd::component::Plugin;
-use hushd::options::OptionArgs;
+use hushd::options::{ModeArg, OptionArgs};
 use hushd::replay::{Output, Summary, replay};
 use hushd::state::{
     Checkpoints, Ending, Run, Saved, component_engine, native_engine, replay_resumable,
@@ -79,36 +80,9 @@ enum Command {
         #[command(flatten)]
         options: OptionArgs,
     },
-    /// Measure throughput on a realistic mix built in memory; prints one JSON line.
-    Bench {
-        /// Which engine to measure.
-        #[arg(long, value_enum, default_value = "native")]
-        engine: EngineArg,
-        /// Run this build of the correlator component instead of the embedded one.
-        #[arg(long, value_name = "FILE.wasm")]
-        plugin: Option<PathBuf>,
-        /// Component: events per `observe-encoded` call [default: 1024].
-        #[arg(long)]
-        batch: Option<NonZeroUsize>,
-        /// Component: one typed `observe` call per event instead of batches.
-        #[arg(long, conflicts_with = "batch")]
-        typed: bool,
-        /// Native: measure the legacy correlator alone (client-go's
-        /// EventCorrelate), without the write path.
-        #[arg(long, value_enum, default_value = "record")]
-        stage: StageArg,
-        /// Events to observe in the measured loop.
-        #[arg(long, default_value_t = 1_000_000)]
-        events: u64,
-        /// Measure one part of the mix only.
-        #[arg(long, value_enum)]
-        only: Option<hushd::workload::Kind>,
-        /// Correlation mode.
-        #[arg(long, value_enum, default_value = "legacy")]
-        mode: ModeArg,
-        #[command(flatten)]
-        options: OptionArgs,
-    },
+    /// Measure events per second and allocations per event: native, the
+    /// component, the floor; on a realistic mix or a file. One JSON line each.
+    Bench(BenchArgs),
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -119,35 +93,8 @@ enum EngineArg {
     Native,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum StageArg {
-    /// Correlate and write to a sink that stores nothing (what hushd runs).
-    Record,
-    /// Correlate only.
-    Correlate,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum ModeArg {
-    /// core/v1: dedup, aggregation and the spam filter (tools/record).
-    Legacy,
-    /// events.k8s.io/v1: event series with heartbeats (tools/events).
-    Series,
-}
-
-impl From<ModeArg> for Mode {
-    fn from(m: ModeArg) -> Mode {
-        match m {
-            ModeArg::Legacy => Mode::Legacy,
-            ModeArg::Series => Mode::Series,
-        }
-    }
-}
-
 /// How often `--state` saves without `--checkpoint-every`.
 const DEFAULT_CHECKPOINT_EVERY: NonZeroU64 = NonZeroU64::new(1000).unwrap();
-/// Events per `observe-encoded` call in `hushd bench --engine component`.
-const DEFAULT_BATCH: NonZeroUsize = NonZeroUsize::new(1024).unwrap();
 
 /// `hushd replay --state DIR`: a replay that survives restarts, on either engine.
 fn replay_with_state(
@@ -176,7 +123,7 @@ fn replay_with_state(
             replay_resumable(input, run, build, on_start, out, errors)?
         }
         EngineArg::Component => {
-            let plugin = load_plugin(plugin)?;
+            let plugin = Plugin::load(plugin)?;
             let build = |saved: Saved| component_engine(plugin, &options, saved);
             replay_resumable(input, run, build, on_start, out, errors)?
         }
@@ -200,14 +147,6 @@ fn exit_status(summary: &Summary, strict: bool) -> ExitCode {
     }
 }
 
-/// The component to run: `--plugin FILE`, else the embedded one.
-fn load_plugin(plugin: Option<&std::path::Path>) -> Result<std::sync::Arc<Plugin>, String> {
-    match plugin {
-        Some(path) => Plugin::from_file(path),
-        None => Plugin::embedded(),
-    }
-}
-
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(code) => code,
@@ -220,51 +159,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Bench {
-            engine,
-            plugin,
-            batch,
-            typed,
-            stage,
-            events,
-            only,
-            mode,
-            options,
-        } => {
-            let options = options.resolve(mode.into())?;
-            let figures = match engine {
-                EngineArg::Native => {
-                    if plugin.is_some() || batch.is_some() || typed {
-                        return Err(
-                            "--plugin, --batch and --typed apply to --engine component".into()
-                        );
-                    }
-                    match stage {
-                        StageArg::Record => hushd::bench::native(events, only, &options)?,
-                        StageArg::Correlate => {
-                            hushd::bench::native_correlate(events, only, &options)?
-                        }
-                    }
-                }
-                EngineArg::Component => {
-                    if stage == StageArg::Correlate {
-                        return Err("--stage correlate measures the native core only; \
-                                    the component always runs the write path"
-                            .into());
-                    }
-                    let plugin = load_plugin(plugin.as_deref())?;
-                    if typed {
-                        hushd::bench::component_typed(plugin, events, only, &options)?
-                    } else {
-                        let batch = batch.unwrap_or(DEFAULT_BATCH);
-                        hushd::bench::component(plugin, events, batch, only, &options)?
-                    }
-                }
-            };
-            println!(
-                "{}",
-                serde_json::to_string(&figures).map_err(|e| e.to_string())?
-            );
+        Command::Bench(args) => {
+            hushd::bench::cli::run(&args, &mut io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Replay {
@@ -322,7 +218,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         .map(|(s, _)| s)
                 }
                 EngineArg::Component => {
-                    let engine = component_engine(load_plugin(plugin.as_deref())?, &options, None)?;
+                    let engine =
+                        component_engine(Plugin::load(plugin.as_deref())?, &options, None)?;
                     replay(input, engine, mode, output, &mut stdout, &mut io::stderr())
                         .map(|(s, _)| s)
                 }

@@ -31,6 +31,24 @@ pub struct OptionArgs {
     pub max_interval_seconds: Option<u32>,
 }
 
+/// `--mode` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// core/v1: dedup, aggregation and the spam filter (tools/record).
+    Legacy,
+    /// events.k8s.io/v1: event series with heartbeats (tools/events).
+    Series,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Legacy => Mode::Legacy,
+            ModeArg::Series => Mode::Series,
+        }
+    }
+}
+
 /// `--spam-key` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SpamKeyArg {

@@ -90,6 +90,15 @@ impl Plugin {
         self.engine.increment_epoch();
     }
 
+    /// The component to run: `plugin` (a `--plugin FILE`) if given, else
+    /// the embedded one.
+    pub fn load(plugin: Option<&Path>) -> Result<Arc<Plugin>, String> {
+        match plugin {
+            Some(path) => Plugin::from_file(path),
+            None => Plugin::embedded(),
+        }
+    }
+
     /// A component from a file.
     pub fn from_file(path: &Path) -> Result<Arc<Plugin>, String> {
         let shown = path.display();

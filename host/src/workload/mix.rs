@@ -1,4 +1,4 @@
-//! The benchmark's realistic mix, built in memory: 70 % exact repeats from
+//! The realistic mix, built in memory: 70 % exact repeats from
 //! 200 crash-looping pods, 20 % similar events (distinct messages) from 50
 //! ReplicaSets, 10 % events about never-seen pods; the clock advances 10 ms
 //! per event. Deterministic for a seed, and allocation-free per event: the
@@ -37,7 +37,18 @@ pub enum Kind {
     Fresh,
 }
 
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Kind::Repeat => "repeat",
+            Kind::Similar => "similar",
+            Kind::Fresh => "fresh",
+        })
+    }
+}
+
 /// The mix generator.
+#[derive(Debug)]
 pub struct Mix {
     rng: fastrand::Rng,
     now: Timestamp,
