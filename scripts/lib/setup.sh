@@ -1,6 +1,27 @@
 # Installs what hush's scripts need, only when it is missing. Sourced by
 # scripts/run, scripts/test and the build scripts; safe to run on a fresh
 # machine and with no standard input (CI).
+#
+# The rules of an ensure_* function. scripts/lib/tests/test_setup.py finds
+# every one and runs it as the scripts call it, on a fresh machine (a copy of
+# the tracked files, an empty HOME, a PATH of basic utilities and fake
+# installers), then a second time:
+# * It installs only what is missing; once everything is there it installs
+#   nothing and prints nothing.
+# * Before installing it says what, on stderr (`echo "installing X" >&2`):
+#   stdout is the scripts' output (scripts/run prints its table there).
+# * It works under `set -euo pipefail` with no stdin and CI=true: a probe of
+#   a tool that may be missing is guarded (`command -v`, `|| true`), never
+#   left to fail a pipeline or a `$(...)`.
+# * It installs through ensure_debian (apt-get), `rustup target|component
+#   add`, `cargo install`, `npm ci`, or `python3 -m venv` and that venv's pip:
+#   the test fakes exactly these. A Debian package whose command is neither
+#   its name nor one of its files in /usr/bin goes in PROVIDES in
+#   test_setup.py.
+# * It relies on nothing a previous run left behind (node_modules, a venv,
+#   target/): it checks and installs that too.
+# * The scripts call it with literal arguments (or another ensure_* calls
+#   it), so the test can run it as they do.
 
 # Runs a command as root (sudo when not root and sudo exists).
 as_root() {
@@ -13,8 +34,18 @@ ensure_debian() {
     local command=$1
     shift
     command -v "$command" >/dev/null && return
-    echo "installing $* (for $command)"
+    echo "installing $* (for $command)" >&2
     as_root apt-get update -qq
+    # dpkg sometimes fails mid-unpack for a passing reason (its temporary
+    # files vanish): repair and retry once; a second failure stops the script.
+    if ! apt_install "$@"; then
+        echo "apt-get install $* failed; repairing and retrying once" >&2
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -f -y -qq
+        apt_install "$@"
+    fi
+}
+
+apt_install() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
 
@@ -29,7 +60,10 @@ ensure_rust() {
     local installed
     installed="$(rustup component list --installed)"
     for component in "$@"; do
-        grep -q "^$component" <<<"$installed" || rustup component add "$component"
+        if ! grep -q "^$component" <<<"$installed"; then
+            echo "installing the Rust component $component" >&2
+            rustup component add "$component"
+        fi
     done
 }
 
@@ -38,7 +72,10 @@ ensure_rust_targets() {
     local installed
     installed="$(rustup target list --installed)"
     for target in "$@"; do
-        grep -qx "$target" <<<"$installed" || rustup target add "$target"
+        if ! grep -qx "$target" <<<"$installed"; then
+            echo "installing the Rust target $target" >&2
+            rustup target add "$target"
+        fi
     done
 }
 
@@ -57,7 +94,7 @@ ensure_wasm_bindgen() {
     # machine, not an error (under `set -o pipefail` the pipeline fails).
     have="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
     if [ "$have" != "$want" ]; then
-        echo "installing wasm-bindgen-cli $want (takes a few minutes, once)"
+        echo "installing wasm-bindgen-cli $want (takes a few minutes, once)" >&2
         cargo install wasm-bindgen-cli --version "$want" --force
     fi
 }

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Tests of scripts/lib/setup.sh: every ensure_* function, called as the
+scripts call it, on a machine that has none of what it installs.
+
+Each call runs in a sandbox: a copy of the repository's tracked files
+(nothing a previous run left behind), an empty HOME, a PATH with only basic
+utilities and the fake installers of fake-tool.sh (apt-get, sudo, rustup,
+cargo, and what they install), no standard input, CI=true, and
+`set -euo pipefail` as in the scripts. The fakes record what would be
+installed and make it present, so the test also runs every call a second
+time and checks that it installs nothing then. Run with
+`python3 scripts/lib/tests/test_setup.py` (scripts/test does).
+"""
+
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+SETUP = "scripts/lib/setup.sh"
+FAKE = Path(__file__).with_name("fake-tool.sh")
+BASH = shutil.which("bash")
+
+# What a fresh Debian machine that cloned the repository has; everything
+# else (cc, python3, node, npm, wasm-bindgen, chromium, ...) is missing.
+BASIC = """awk basename bash cat chmod cp cut date dirname env find git grep gzip
+head id ln ls mkdir mktemp mv readlink realpath rm sed sh sha256sum sleep
+sort stat tail tar tee touch tr true false uname uniq wc xargs""".split()
+
+# Debian packages whose command is neither the package's name nor a file
+# it lists in /usr/bin (dpkg-query -L, which the fake apt-get reads).
+PROVIDES = {"build-essential": ["cc", "gcc", "make"]}
+
+HOST = "x86_64-unknown-linux-gnu"
+RUST_DEFAULTS = [f"{c}-{HOST}" for c in ("cargo", "rustc", "rust-std")]
+
+CALL = re.compile(r"^\s*(ensure_\w+)((?:[ \t]+[^\s;&|#$`\"']+)*)[ \t]*(?:#.*)?$")
+
+
+def setup_functions():
+    """The ensure_* functions setup.sh defines, with their bodies."""
+    out = subprocess.run(
+        [BASH, "-c", f"source {SETUP}; declare -f"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout
+    bodies, name = {}, None
+    for line in out.splitlines():
+        header = re.match(r"^(\w+) \(\) $", line)
+        if header:
+            name = header.group(1)
+            bodies[name] = ""
+        elif name:
+            bodies[name] += line + "\n"
+    return {n: b for n, b in bodies.items() if n.startswith("ensure_")}
+
+
+def script_calls():
+    """Every literal `ensure_* ARGS` line of the tracked scripts, in order."""
+    files = subprocess.run(
+        ["git", "ls-files", "scripts", "*.sh", ".ci"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout.split()
+    calls = []
+    for name in files:
+        if name == SETUP or name.startswith("scripts/lib/tests/"):
+            continue
+        path = ROOT / name
+        if not path.is_file():
+            continue
+        for line in path.read_text(errors="replace").splitlines():
+            m = CALL.match(line)
+            if m:
+                call = f"{m.group(1)}{m.group(2)}".strip()
+                if call not in calls:
+                    calls.append(call)
+    return calls
+
+
+def cargo_bins():
+    """`crate bin...` lines: the binaries `cargo install CRATE` puts on PATH,
+    as recorded on this machine (else the fake takes the crate's name)."""
+    record = Path.home() / ".cargo" / ".crates2.json"
+    lines = []
+    if record.is_file():
+        for key, install in json.loads(record.read_text()).get("installs", {}).items():
+            lines.append(" ".join([key.split()[0], *install.get("bins", [])]))
+    return "\n".join(lines) + "\n"
+
+
+class Sandbox:
+    """A fresh machine and a fresh clone, in a temporary directory."""
+
+    def __init__(self, tmp, installers=("sudo", "apt-get", "rustup", "cargo")):
+        self.root = Path(tmp)
+        self.repo = self.root / "repo"
+        self.state = self.root / "state"
+        bin_dir, base = self.state / "bin", self.root / "base"
+        for d in (bin_dir, base, self.root / "home"):
+            d.mkdir(parents=True)
+        tracked = subprocess.run(
+            ["git", "ls-files", "-z"], cwd=ROOT, check=True, capture_output=True
+        ).stdout.decode().split("\0")
+        for name in filter(None, tracked):
+            source = ROOT / name
+            if source.is_file():
+                (self.repo / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, self.repo / name)
+        for tool in BASIC:
+            found = shutil.which(tool)
+            if found:
+                (base / tool).symlink_to(found)
+        shutil.copy2(FAKE, self.state / "fake-tool.sh")
+        for tool in installers:
+            (bin_dir / tool).symlink_to(self.state / "fake-tool.sh")
+        (self.state / "log").write_text("")
+        (self.state / "rust-targets").write_text(HOST + "\n")
+        (self.state / "rust-components").write_text("\n".join(RUST_DEFAULTS) + "\n")
+        (self.state / "cargo-bins").write_text(cargo_bins())
+        (self.state / "provides").write_text(
+            "".join(f"{p} {' '.join(c)}\n" for p, c in PROVIDES.items())
+        )
+        self.path = f"{bin_dir}:{base}"
+
+    def run(self, call, **env):
+        """Runs `call` as a script would; returns (status, stdout, stderr,
+        the install lines it added to the log)."""
+        before = self.installs()
+        script = f"set -euo pipefail\nsource {SETUP}\n{call}\n"
+        result = subprocess.run(
+            [BASH, "-c", script],
+            cwd=self.repo,
+            env={
+                "PATH": self.path,
+                "HOME": str(self.root / "home"),
+                "CI": "true",
+                "LANG": "C.UTF-8",
+                "FAKE_STATE": str(self.state),
+                "FAKE_ROOT": str(self.root),
+                **env,
+            },
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return result.returncode, result.stdout, result.stderr, self.installs()[len(before):]
+
+    def installs(self):
+        lines = (self.state / "log").read_text().splitlines()
+        return [line.removeprefix("INSTALL ") for line in lines if line.startswith("INSTALL ")]
+
+
+def describe(call, status, out, err, installs):
+    return (
+        f"\n$ {call}\nexit status {status}\n--- stdout\n{out}--- stderr\n{err}"
+        f"--- installed\n" + "".join(f"{i}\n" for i in installs)
+    )
+
+
+class FreshMachine(unittest.TestCase):
+    def test_every_ensure_function_is_exercised(self):
+        functions = setup_functions()
+        calls = script_calls()
+        called = {c.split()[0] for c in calls}
+        used_inside = {
+            name for name in functions
+            for other, body in functions.items()
+            if other != name and re.search(rf"\b{name}\b", body)
+        }
+        self.assertTrue(calls, "no script calls an ensure_* function")
+        for name in functions:
+            with self.subTest(name):
+                self.assertIn(
+                    name, called | used_inside,
+                    f"{name} is defined in {SETUP} but no script calls it with literal "
+                    "arguments, nor does another ensure_* function: the test cannot run it",
+                )
+
+    def test_each_call_installs_what_is_missing_then_nothing(self):
+        for call in script_calls():
+            with self.subTest(call), tempfile.TemporaryDirectory() as tmp:
+                box = Sandbox(tmp)
+                status, out, err, installs = box.run(call)
+                report = describe(call, status, out, err, installs)
+                self.assertEqual(status, 0, "fails on a fresh machine" + report)
+                self.assertTrue(installs, "installs nothing on a fresh machine" + report)
+                self.assertEqual(out, "", "writes to stdout (reports go to stderr)" + report)
+                self.assertIn("install", err, "installs without saying so on stderr" + report)
+
+                status, out, err, installs = box.run(call)
+                report = describe(call, status, out, err, installs)
+                self.assertEqual(status, 0, "fails once everything is installed" + report)
+                self.assertEqual(installs, [], "installs again what is present" + report)
+                self.assertEqual(out + err, "", "prints when nothing is missing" + report)
+
+    def test_rust_without_rustup_is_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            box = Sandbox(tmp, installers=("sudo", "apt-get"))
+            status, out, err, installs = box.run("ensure_rust")
+            report = describe("ensure_rust", status, out, err, installs)
+            self.assertNotEqual(status, 0, report)
+            self.assertIn("rustup", err, report)
+            self.assertEqual(installs, [], report)
+
+    def test_a_failed_apt_install_is_repaired_and_retried_once(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            box = Sandbox(tmp)
+            status, out, err, installs = box.run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="once")
+            report = describe("ensure_debian hush-x hush-x", status, out, err, installs)
+            self.assertEqual(status, 0, report)
+            attempts = [i for i in installs if i.endswith("install -y -qq hush-x")]
+            self.assertEqual(len(attempts), 2, report)
+            self.assertTrue(any("install -f" in i for i in installs), report)
+            self.assertIn("retrying", err, report)
+
+    def test_an_apt_install_that_keeps_failing_stops_the_script_with_its_error(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            box = Sandbox(tmp)
+            status, out, err, installs = box.run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="always")
+            report = describe("ensure_debian hush-x hush-x", status, out, err, installs)
+            self.assertNotEqual(status, 0, report)
+            self.assertIn("dpkg returned an error", err, report)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
