@@ -116,7 +116,7 @@ ensure_npm_packages() {
     ensure_npm
     if [ ! -f "$dir/node_modules/.package-lock.json" ] ||
         [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
-        echo "installing the npm packages of $dir (npm ci)"
-        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+        echo "installing the npm packages of $dir (npm ci)" >&2
+        (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
     fi
 }
