@@ -120,3 +120,24 @@ ensure_npm_packages() {
         (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
     fi
 }
+
+# A Python virtual environment in DIR with the packages REQUIREMENTS pins,
+# made (or remade) when it is missing or the pins changed:
+# ensure_python_venv DIR REQUIREMENTS
+ensure_python_venv() {
+    local dir=$1 requirements=$2
+    ensure_python
+    if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+        echo "installing python3-venv"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+    fi
+    if [ -x "$dir/bin/python" ] && cmp -s "$requirements" "$dir/requirements.txt"; then
+        return
+    fi
+    echo "making the Python environment $dir ($(tr '\n' ' ' <"$requirements"))"
+    rm -rf "$dir"
+    python3 -m venv "$dir"
+    "$dir/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+    cp "$requirements" "$dir/requirements.txt"
+}
