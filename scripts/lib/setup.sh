@@ -127,17 +127,20 @@ ensure_npm_packages() {
 ensure_python_venv() {
     local dir=$1 requirements=$2
     ensure_python
+    # Debian splits venv's pip bootstrap (ensurepip) into python3-venv,
+    # which has no command of its own to probe.
     if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-        echo "installing python3-venv"
+        echo "installing python3-venv" >&2
         as_root apt-get update -qq
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv
+        apt_install python3-venv
     fi
-    if [ -x "$dir/bin/python" ] && cmp -s "$requirements" "$dir/requirements.txt"; then
+    if [ -x "$dir/bin/python" ] && [ -f "$dir/requirements.txt" ] &&
+        [ "$(<"$requirements")" = "$(<"$dir/requirements.txt")" ]; then
         return
     fi
-    echo "making the Python environment $dir ($(tr '\n' ' ' <"$requirements"))"
+    echo "making the Python environment $dir ($(tr '\n' ' ' <"$requirements"))" >&2
     rm -rf "$dir"
-    python3 -m venv "$dir"
-    "$dir/bin/pip" install -q --disable-pip-version-check -r "$requirements"
+    python3 -m venv "$dir" >&2
+    "$dir/bin/pip" install -q --disable-pip-version-check -r "$requirements" >&2
     cp "$requirements" "$dir/requirements.txt"
 }
