@@ -3,7 +3,7 @@
 //! would, `observe` correlates it and writes through a sink. The sinks are
 //! hush's [`MemoryStore`], and a scripted sink that records every call and
 //! fails in scripted ways, for the write path hush documents in
-//! core/src/writer.rs (which differs from client-go's `recordToSink` on
+//! core/src/write/writer (which differs from client-go's `recordToSink` on
 //! purpose: no sleeping, one probe at a time, held writes merge).
 
 use std::num::{NonZeroU32, NonZeroUsize};

@@ -2,7 +2,7 @@
 //! host continues every count (an open series keeps absorbing into the same
 //! Event, a repeat keeps patching) instead of starting over.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //!
 //! | bytes | what |
 //! | --- | --- |
@@ -19,7 +19,8 @@
 //!   bytes do not depend on hash order), the logger's entries, the spam
 //!   filter's token buckets;
 //! - series: the series cache (singletons and open series) and the two timers;
-//! - writer: the held writes (oldest first), the sink's health (backoff) and
+//! - writer: the held writes (oldest first, each with its failed attempts,
+//!   its retry instant and its last error), the sink's health (backoff) and
 //!   the jitter generator's state.
 //!
 //! Keys are stored as their encoded fields, not their hashes: a restore
@@ -44,14 +45,14 @@ use crate::model::options::{Mode, Options};
 use crate::model::stats::Stats;
 use crate::series::Timers;
 use crate::write::recorder::{Engine, Recorder};
-use crate::write::writer::{Health, WriteOp, Writer};
+use crate::write::writer::{Health, Held, Writer};
 
 /// The first bytes of every snapshot.
 pub const MAGIC: [u8; 4] = *b"HUSH";
 
 /// The format version written by [`Recorder::snapshot`]; the only one
 /// [`Recorder::restore`] reads.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 const HEADER_LEN: usize = MAGIC.len() + 2 + 1;
 
@@ -158,14 +159,14 @@ struct SeriesOwned {
 
 #[derive(Serialize)]
 struct WriterRef<'a> {
-    held: OldestFirst<'a, WriteOp>,
+    held: OldestFirst<'a, Held>,
     health: Health,
     rng: u64,
 }
 
 #[derive(Deserialize)]
 struct WriterOwned {
-    held: Entries<WriteOp>,
+    held: Entries<Held>,
     health: Health,
     rng: u64,
 }

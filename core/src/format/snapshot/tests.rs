@@ -361,7 +361,7 @@ fn header_errors() {
     );
     assert_eq!(restore(b"HUSH"), Err(SnapshotError::Corrupt));
     assert_eq!(restore(b"HUSH\x01\x00"), Err(SnapshotError::Corrupt));
-    for version in [0u16, 2, 0x0100, u16::MAX] {
+    for version in [0u16, 1, 3, 0x0100, u16::MAX] {
         let mut bytes = good.to_vec();
         bytes[4..6].copy_from_slice(&version.to_le_bytes());
         assert_eq!(
@@ -416,7 +416,7 @@ fn errors_read_well() {
         (SnapshotError::BadMagic, "not a hush snapshot (bad magic)"),
         (
             SnapshotError::UnsupportedVersion(9),
-            "snapshot format version 9 is not supported (this build reads version 1)",
+            "snapshot format version 9 is not supported (this build reads version 2)",
         ),
         (
             SnapshotError::ModeMismatch {

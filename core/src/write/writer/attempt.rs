@@ -1,5 +1,8 @@
 //! One attempt of one write: a patch falling back to a create on 404, or a
-//! create (resource version cleared), and what its answer means.
+//! create (resource version cleared), and what its answer means for this
+//! write and for the sink.
+
+use alloc::string::{String, ToString};
 
 use super::{DropCause, Failure};
 use crate::model::event::Event;
@@ -7,11 +10,17 @@ use crate::model::stats::Stats;
 use crate::write::patch::Patch;
 use crate::write::sink::{Sink, SinkError, Stored};
 
-/// The answer of one attempt.
+/// What one attempt means.
+#[derive(Debug)]
 pub(super) enum Attempt {
+    /// Stored; `true` when it was created.
     Ok(Stored, bool),
+    /// A final answer: the write ends, dropped with this cause.
     Final(DropCause),
-    Retry(Failure, Option<u64>),
+    /// This write failed for a reason of its own: retry it alone later.
+    RetryWrite(String),
+    /// The sink as a whole asked for a pause (Retry-After in nanoseconds).
+    RetrySink(Failure, Option<u64>, String),
 }
 
 /// One write attempt: patch (falling back to create on 404) or create.
@@ -22,58 +31,87 @@ pub(super) fn attempt(
     stats: &mut Stats,
 ) -> Attempt {
     let result = match patch {
-        None => match (create(event, sink), &event.series) {
-            // The event with this series exists already (its create landed
-            // while its answer was lost): the series goes on by patching it.
-            (Err(SinkError::AlreadyExists), Some(series)) => {
-                stats.sink_errors += 1;
-                sink.patch(
-                    &event.metadata.namespace,
-                    &event.metadata.name,
-                    &Patch::Series(*series),
-                )
-                .map(|s| (s, false))
-            }
-            (other, _) => other.map(|s| (s, true)),
-        },
+        None => create_or_continue_series(event, sink, stats),
         Some(patch) => match sink.patch(&event.metadata.namespace, &event.metadata.name, patch) {
             Err(SinkError::NotFound) => {
                 stats.sink_errors += 1;
-                create(event, sink).map(|s| (s, true))
+                match create(event, sink) {
+                    // client-go retries this conflict for a series only: the
+                    // patch 404'd because its first create had not landed,
+                    // and the create then collided with it.
+                    Err(SinkError::AlreadyExists) if event.series.is_some() => {
+                        stats.sink_errors += 1;
+                        return Attempt::RetryWrite(
+                            "the series event was not found, then already existed".into(),
+                        );
+                    }
+                    other => other.map(|s| (s, true)),
+                }
             }
+            // A 409 to a patch is a conflict, not an existing event.
+            Err(SinkError::AlreadyExists) => Err(SinkError::Rejected {
+                status: 409,
+                message: "conflict".into(),
+            }),
             other => other.map(|s| (s, false)),
         },
     };
-    let error = match result {
-        Ok((stored, created)) => return Attempt::Ok(stored, created),
-        Err(e) => e,
-    };
-    stats.sink_errors += 1;
+    match result {
+        Ok((stored, created)) => Attempt::Ok(stored, created),
+        Err(error) => {
+            stats.sink_errors += 1;
+            classify(error, stats)
+        }
+    }
+}
+
+/// Creates the event; a series whose create finds it there already (the
+/// create landed while its answer was lost) goes on by patching it.
+fn create_or_continue_series(
+    event: &Event,
+    sink: &mut dyn Sink,
+    stats: &mut Stats,
+) -> Result<(Stored, bool), SinkError> {
+    match (create(event, sink), &event.series) {
+        (Err(SinkError::AlreadyExists), Some(series)) => {
+            stats.sink_errors += 1;
+            let patch = Patch::Series(*series);
+            match sink.patch(&event.metadata.namespace, &event.metadata.name, &patch) {
+                Err(SinkError::AlreadyExists) => Err(SinkError::Rejected {
+                    status: 409,
+                    message: "conflict".into(),
+                }),
+                other => other.map(|s| (s, false)),
+            }
+        }
+        (other, _) => other.map(|s| (s, true)),
+    }
+}
+
+/// What an error answer means, counted.
+fn classify(error: SinkError, stats: &mut Stats) -> Attempt {
+    let message = error.to_string();
     match error {
         SinkError::NotFound => Attempt::Final(DropCause::NotFound),
-        // client-go retries a conflict only for a series, whose first create may not have landed.
-        SinkError::AlreadyExists if event.series.is_some() => {
-            Attempt::Retry(Failure::Throttled, None)
-        }
         SinkError::AlreadyExists => Attempt::Final(DropCause::AlreadyExists),
         SinkError::Rejected { status, message } => {
             Attempt::Final(DropCause::Rejected { status, message })
         }
+        SinkError::Failed(_) => {
+            stats.failed += 1;
+            Attempt::RetryWrite(message)
+        }
         SinkError::Throttled { retry_after_nanos } => {
             stats.throttled += 1;
-            Attempt::Retry(Failure::Throttled, retry_after_nanos)
+            Attempt::RetrySink(Failure::Throttled, retry_after_nanos, message)
         }
         SinkError::Unavailable(_) => {
             stats.unavailable += 1;
-            Attempt::Retry(Failure::Unavailable, None)
+            Attempt::RetrySink(Failure::Unavailable, None, message)
         }
         SinkError::Unreachable(_) => {
             stats.unreachable += 1;
-            Attempt::Retry(Failure::Unreachable, None)
-        }
-        SinkError::Failed(_) => {
-            stats.failed += 1;
-            Attempt::Retry(Failure::Unreachable, None)
+            Attempt::RetrySink(Failure::Unreachable, None, message)
         }
     }
 }

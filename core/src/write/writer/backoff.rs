@@ -1,6 +1,7 @@
-//! The sink's health: why it is in backoff and until when. Exponential
-//! backoff with jitter for throttling and 5xx (Retry-After honoured), a
-//! reconnect schedule for an unreachable sink.
+//! Backoff. The sink's health: why the whole sink is paused and until
+//! when, with exponential backoff and jitter for throttling and 5xx
+//! (Retry-After honoured) and a reconnect schedule for an unreachable sink.
+//! And the delay before one write that failed on its own is tried again.
 
 use super::Writer;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
@@ -9,7 +10,7 @@ use crate::model::time::{NANOS_PER_SECOND, Timestamp};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum Failure {
-    /// 429, or a conflict on a series create: exponential backoff, Retry-After honoured.
+    /// 429: exponential backoff, Retry-After honoured.
     Throttled,
     /// 5xx: exponential backoff.
     Unavailable,
@@ -22,10 +23,12 @@ pub(crate) enum Failure {
 const RECONNECT_SECONDS: [i64; 8] = [0, 1, 2, 4, 8, 16, 32, 64];
 const RECONNECT_STEADY_SECONDS: i64 = 60;
 
+/// Whether the sink may be written to, or is paused after sink-wide failures.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum Health {
     Healthy,
+    /// `failures` consecutive answers of this kind; no write before `until`.
     Failing {
         failure: Failure,
         failures: u32,
@@ -58,13 +61,8 @@ impl Writer {
                 secs * NANOS_PER_SECOND
             }
             Failure::Throttled | Failure::Unavailable => {
-                let doubled = self
-                    .initial_nanos
-                    .saturating_mul(1i64 << (failures - 1).min(40));
-                let jittered = doubled.min(self.max_nanos) as f64 * (1.0 + 0.25 * self.rng.f64());
-                let capped = (jittered as i64).min(self.max_nanos);
                 let asked = retry_after.map_or(0, |n| i64::try_from(n).unwrap_or(i64::MAX));
-                capped.max(asked)
+                self.exponential(failures).max(asked)
             }
         };
         let until = now.plus_nanos(delay);
@@ -74,5 +72,21 @@ impl Writer {
             until,
         };
         until
+    }
+
+    /// When a write that failed on its own (`attempts` times so far) is
+    /// tried again: the same exponential backoff, per write.
+    pub(super) fn write_retry_at(&mut self, attempts: u32, now: Timestamp) -> Timestamp {
+        now.plus_nanos(self.exponential(attempts))
+    }
+
+    /// The initial delay doubled for each failure after the first, capped,
+    /// with up to 25 % jitter (capped again).
+    fn exponential(&mut self, failures: u32) -> i64 {
+        let doubled = self
+            .initial_nanos
+            .saturating_mul(1i64 << failures.saturating_sub(1).min(40));
+        let jittered = doubled.min(self.max_nanos) as f64 * (1.0 + 0.25 * self.rng.f64());
+        (jittered as i64).min(self.max_nanos)
     }
 }

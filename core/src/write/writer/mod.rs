@@ -1,26 +1,40 @@
 //! The writer: client-go's `recordToSink` without sleeping.
 //!
 //! A write ([`op`](WriteOp)) is a create, or a patch that becomes a create
-//! when the event is gone (404), resource version cleared (`attempt`).
-//! Answers that mean "later" (throttled, unavailable, unreachable) hold the
-//! write in a bounded queue and put the whole sink in backoff (`backoff`),
-//! so a struggling API server sees one probe at a time, not one retry per
-//! event. Held writes for the same event merge: the later write carries
-//! the total count. Time is passed in; due retries run when the host next
-//! calls in.
+//! when the event is gone (404), resource version cleared (`attempt`). Its
+//! answer is final (written, or dropped with a cause naming the answer),
+//! or asks for another attempt, in one of two ways:
+//!
+//! - a failure of this write alone (the sink's `failed`, a series create
+//!   race): the write is held with its own backoff while every other write
+//!   goes on, so one poison write blocks nothing;
+//! - a sink-wide condition (throttled, unavailable, unreachable): the whole
+//!   sink pauses (`backoff`), so a struggling API server sees one probe at a
+//!   time, not one retry per event; a failed probe goes to the back of the
+//!   queue, so no one write monopolises the probing.
+//!
+//! Held writes wait in a bounded queue (`held`), one per Event: the later
+//! write for an Event replaces the earlier one, as it carries the total
+//! count. A write that has failed `max_write_attempts` times is dropped as
+//! given up (client-go tries 12 times); a sink-wide failure counts against
+//! the write tried only when it ends a healthy spell, so an outage of any
+//! length loses nothing while a write the sink fails alone is given up. Time is passed in; due retries run
+//! when the host next calls in.
 
 mod attempt;
 mod backoff;
+mod held;
 mod op;
 
+use alloc::string::String;
 use alloc::vec::Vec;
 use core::num::NonZeroUsize;
 
 use attempt::{Attempt, attempt};
 pub(crate) use backoff::{Failure, Health};
+pub(crate) use held::Held;
 pub use op::{DropCause, Request, WriteOp, WriteStatus};
 
-use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
 use crate::model::event::Event;
 use crate::model::options::Options;
@@ -40,13 +54,26 @@ pub struct Retried {
 /// The held queue and the sink's health.
 #[derive(Debug)]
 pub(crate) struct Writer {
-    pub(crate) held: Lru<WriteOp>,
+    pub(crate) held: Lru<Held>,
     pub(crate) health: Health,
     pub(crate) rng: fastrand::Rng,
     /// Held writes retried since the last `take_retried`, oldest first.
     retried: Vec<Retried>,
     initial_nanos: i64,
     max_nanos: i64,
+    max_attempts: u32,
+}
+
+/// How one attempt of a write ended, for the writer's bookkeeping.
+enum Settled {
+    /// Written or dropped: the write is done.
+    Done(WriteStatus),
+    /// To be tried again, after `attempts` failures, not before `retry_at`.
+    Again {
+        attempts: u32,
+        retry_at: Timestamp,
+        error: String,
+    },
 }
 
 impl Writer {
@@ -58,6 +85,7 @@ impl Writer {
             retried: Vec::new(),
             initial_nanos: i64::from(options.backoff_initial_ms.get()) * 1_000_000,
             max_nanos: i64::from(options.backoff_max_ms.get()) * 1_000_000,
+            max_attempts: options.max_write_attempts.get(),
         }
     }
 
@@ -71,8 +99,23 @@ impl Writer {
         core::mem::take(&mut self.retried)
     }
 
-    /// Writes `request` now if the sink is healthy, else holds it. `done`
-    /// sees every successful write, to update correlator state.
+    /// Whether the whole sink is paused at `now`.
+    fn paused(&self, now: Timestamp) -> bool {
+        matches!(self.health, Health::Failing { until, .. } if until > now)
+    }
+
+    /// `at`, or later if the sink is paused past it.
+    fn not_before(&self, at: Timestamp) -> Timestamp {
+        match self.health {
+            Health::Failing { until, .. } => at.max(until),
+            Health::Healthy => at,
+        }
+    }
+
+    /// Writes `request` now, or holds it: while the sink is paused, or
+    /// while an earlier write for the same Event is held (the later one
+    /// takes its place). Due retries run first. `done` sees every
+    /// successful write, to update correlator state.
     pub(crate) fn submit(
         &mut self,
         request: Request<'_>,
@@ -82,36 +125,40 @@ impl Writer {
         done: &mut dyn FnMut(&Event, &Stored),
     ) -> WriteStatus {
         self.retry_due(now, sink, stats, done);
-        if let Health::Failing { until, .. } = self.health
-            && (until > now || !self.held.is_empty())
-        {
-            return self.hold(request.into_op(), until.max(now), stats);
+        let waiting = !self.held.is_empty()
+            && self
+                .held
+                .peek(&held::target_key_of(&request.event))
+                .is_some();
+        if waiting || self.paused(now) {
+            return self.hold(request.into_op(), 0, now, String::new(), stats);
         }
+        let mut attempts = 0;
         loop {
-            match attempt(&request.event, request.patch.as_ref(), sink, stats) {
-                Attempt::Ok(stored, created) => {
-                    self.health = Health::Healthy;
-                    count_written(stats, created);
-                    done(&request.event, &stored);
-                    return WriteStatus::Written(stored);
-                }
-                Attempt::Final(cause) => {
-                    // The sink answered: it is reachable and not asking for a pause.
-                    self.health = Health::Healthy;
-                    return WriteStatus::Dropped(count_dropped(stats, cause));
-                }
-                Attempt::Retry(failure, retry_after) => {
-                    let until = self.fail(failure, retry_after, now);
-                    if until > now {
-                        return self.hold(request.into_op(), until, stats);
+            let answer = attempt(&request.event, request.patch.as_ref(), sink, stats);
+            match self.settle(answer, &mut attempts, now, stats) {
+                Settled::Done(status) => {
+                    if let WriteStatus::Written(stored) = &status {
+                        done(&request.event, stored);
                     }
+                    return status;
+                }
+                // An unreachable sink is probed again at once, once.
+                Settled::Again { retry_at, .. } if retry_at <= now && !self.paused(now) => {
                     stats.retries += 1;
                 }
+                Settled::Again {
+                    attempts,
+                    retry_at,
+                    error,
+                } => return self.hold(request.into_op(), attempts, retry_at, error, stats),
             }
         }
     }
 
-    /// Retries held writes, oldest first, while the backoff has expired.
+    /// Retries held writes due at `now`, oldest first, until none is due or
+    /// the sink pauses. A write that fails again goes to the back of the
+    /// queue.
     pub(crate) fn retry_due(
         &mut self,
         now: Timestamp,
@@ -119,85 +166,106 @@ impl Writer {
         stats: &mut Stats,
         done: &mut dyn FnMut(&Event, &Stored),
     ) {
-        loop {
-            if let Health::Failing { until, .. } = self.health
-                && until > now
-            {
+        while !self.held.is_empty() && !self.paused(now) {
+            let Some(key) = self.oldest_due(now) else {
                 return;
-            }
-            let Some((_, op)) = self.held.peek_oldest() else {
+            };
+            let Some(held) = self.held.peek(&key) else {
                 return;
             };
             stats.retries += 1;
-            let status = match attempt(op.event(), op.patch(), sink, stats) {
-                Attempt::Ok(stored, created) => {
-                    self.health = Health::Healthy;
-                    count_written(stats, created);
-                    WriteStatus::Written(stored)
+            let answer = attempt(held.op.event(), held.op.patch(), sink, stats);
+            let mut attempts = held.attempts;
+            match self.settle(answer, &mut attempts, now, stats) {
+                Settled::Done(status) => {
+                    let Some(held) = self.held.remove(&key) else {
+                        return;
+                    };
+                    if let WriteStatus::Written(stored) = &status {
+                        done(held.op.event(), stored);
+                    }
+                    self.retried.push(Retried {
+                        op: held.op,
+                        status,
+                    });
                 }
-                Attempt::Final(cause) => {
-                    // The sink answered: it is reachable and not asking for a pause.
-                    self.health = Health::Healthy;
-                    WriteStatus::Dropped(count_dropped(stats, cause))
+                Settled::Again {
+                    attempts,
+                    retry_at,
+                    error,
+                } => {
+                    // `get_mut` makes it the newest: the back of the queue.
+                    if let Some(held) = self.held.get_mut(&key) {
+                        held.attempts = attempts;
+                        held.retry_at = retry_at;
+                        held.error = error;
+                    }
                 }
-                Attempt::Retry(failure, retry_after) => {
-                    self.fail(failure, retry_after, now);
-                    continue;
-                }
-            };
-            // Nothing was held since the peek: the oldest is still `op`.
-            let Some((_, op)) = self.held.pop_oldest() else {
-                return;
-            };
-            if let WriteStatus::Written(stored) = &status {
-                done(op.event(), stored);
             }
-            self.retried.push(Retried { op, status });
         }
     }
 
-    /// Holds `op`, merging it into a held write for the same event: the
-    /// later write supersedes the earlier one, as it carries the total
-    /// count. A held create followed by a patch becomes the patch, whose
-    /// 404 fallback creates the patched event if the create never landed,
-    /// and which updates it if the create did land although its answer was
-    /// lost.
-    fn hold(&mut self, op: WriteOp, retry_at: Timestamp, stats: &mut Stats) -> WriteStatus {
-        let mut key = Vec::new();
-        KeyRef::of(op.event(), KeyKind::Target).encode_into(&mut key);
-        if let Some(slot) = self.held.peek_mut(&key) {
-            *slot = op;
-            stats.merged += 1;
-            return WriteStatus::Held { retry_at };
+    /// Books one attempt's answer: the sink's health, the counters, and
+    /// whether the write is done or tried again (given up past the bound).
+    fn settle(
+        &mut self,
+        answer: Attempt,
+        attempts: &mut u32,
+        now: Timestamp,
+        stats: &mut Stats,
+    ) -> Settled {
+        let (retry_at, error) = match answer {
+            Attempt::Ok(stored, created) => {
+                self.health = Health::Healthy;
+                if created {
+                    stats.created += 1;
+                } else {
+                    stats.patched += 1;
+                }
+                return Settled::Done(WriteStatus::Written(stored));
+            }
+            Attempt::Final(cause) => {
+                // The sink answered: it is reachable and not asking for a pause.
+                self.health = Health::Healthy;
+                return Settled::Done(WriteStatus::Dropped(count_dropped(stats, cause)));
+            }
+            Attempt::RetryWrite(error) => {
+                *attempts += 1;
+                (self.write_retry_at(*attempts, now), error)
+            }
+            Attempt::RetrySink(failure, retry_after, error) => {
+                // Only a failure that ends a healthy spell counts against
+                // the write: a probe failing during an outage says nothing
+                // about it, but a write the sink fails while others pass is
+                // given up in the end.
+                if self.health == Health::Healthy {
+                    *attempts += 1;
+                }
+                self.fail(failure, retry_after, now);
+                (now, error)
+            }
+        };
+        if *attempts >= self.max_attempts {
+            let cause = DropCause::GaveUp {
+                attempts: *attempts,
+                error,
+            };
+            return Settled::Done(WriteStatus::Dropped(count_dropped(stats, cause)));
         }
-        if self.held.len() >= self.held.capacity().get() {
-            return WriteStatus::Dropped(count_dropped(stats, DropCause::HeldQueueFull));
+        Settled::Again {
+            attempts: *attempts,
+            retry_at: self.not_before(retry_at),
+            error,
         }
-        self.held.insert_absent(&key, op);
-        stats.held_total += 1;
-        WriteStatus::Held { retry_at }
     }
 
     /// When held writes will next be tried, if any are held.
     pub(crate) fn next_retry(&self) -> Option<Timestamp> {
-        if self.held.is_empty() {
-            return None;
-        }
-        match self.health {
-            Health::Failing { until, .. } => Some(until),
-            Health::Healthy => Some(Timestamp::from_nanos(i64::MIN)),
-        }
+        self.earliest_held().map(|at| self.not_before(at))
     }
 }
 
-fn count_written(stats: &mut Stats, created: bool) {
-    if created {
-        stats.created += 1;
-    } else {
-        stats.patched += 1;
-    }
-}
-
+/// Counts a drop under its cause.
 fn count_dropped(stats: &mut Stats, cause: DropCause) -> DropCause {
     match &cause {
         DropCause::SpamFiltered => stats.dropped_spam += 1,

@@ -1,0 +1,477 @@
+//! The write path's answers (issue 10): what is final ends one write, what
+//! belongs to one write never holds the others, what belongs to the sink
+//! pauses it, and every held write has a bound. Also client-go's
+//! `TestWriteEventError` (reference §12.2), re-created.
+
+use std::num::NonZeroU32;
+
+mod common;
+
+use common::{Answer, Call, ScriptedSink};
+use hush_core::format::replay::Decision;
+use hush_core::model::time::NANOS_PER_SECOND;
+use hush_core::write::writer::Retried;
+use hush_core::{
+    Action, DropCause, Event, EventSource, ObjectReference, Options, Recorder, SinkError,
+    Timestamp, WriteStatus,
+};
+
+const SECOND: i64 = NANOS_PER_SECOND;
+
+/// 2024-05-01T10:00:00Z.
+fn start() -> Timestamp {
+    Timestamp::from_secs(1_714_557_600)
+}
+
+fn at(secs: i64) -> Timestamp {
+    start().plus_nanos(secs * SECOND)
+}
+
+/// A kubelet event about pod `prod/name`.
+fn event(name: &str) -> Event {
+    Event {
+        involved_object: ObjectReference {
+            kind: "Pod".into(),
+            namespace: "prod".into(),
+            name: name.into(),
+            uid: format!("uid-{name}"),
+            api_version: "v1".into(),
+            ..Default::default()
+        },
+        type_: "Warning".into(),
+        reason: "BackOff".into(),
+        message: "Back-off restarting failed container".into(),
+        source: EventSource {
+            component: "kubelet".into(),
+            host: "node-1".into(),
+        },
+        ..Default::default()
+    }
+}
+
+/// Whether `call` writes the event about pod `name`.
+fn about(call: &Call, name: &str) -> bool {
+    call.name().starts_with(&format!("{name}."))
+}
+
+/// A legacy recorder and its sink on an explicit clock.
+struct Host {
+    recorder: Recorder,
+    sink: ScriptedSink,
+    now: Timestamp,
+    retried: Vec<Retried>,
+}
+
+impl Host {
+    fn new(options: Options, sink: ScriptedSink) -> Self {
+        Host {
+            recorder: Recorder::new(options).expect("valid options"),
+            sink,
+            now: start(),
+            retried: Vec::new(),
+        }
+    }
+
+    fn tick(&mut self, now: Timestamp) {
+        assert!(now >= self.now, "the clock went back");
+        self.now = now;
+        self.sink.now = now;
+        self.recorder.tick(now, &mut self.sink);
+        self.retried.extend(self.recorder.take_retried());
+    }
+
+    /// Ticks at every instant something is due, up to and including `t`.
+    fn run_until(&mut self, t: Timestamp) {
+        while let Some(due) = self.recorder.next_due() {
+            let due = due.max(self.now);
+            if due > t {
+                break;
+            }
+            self.tick(due);
+        }
+    }
+
+    /// Runs what is due up to `t`, then records `event` as is (not
+    /// completed by `prepare` unless `prepare` is set) at `t`.
+    fn record(&mut self, mut event: Event, t: Timestamp, prepare: bool) -> Decision {
+        self.run_until(t);
+        self.now = t;
+        self.sink.now = t;
+        if prepare {
+            self.recorder.prepare(&mut event, t);
+        }
+        let decision = self
+            .recorder
+            .observe(&event, t, &mut self.sink, true)
+            .into_decision();
+        self.retried.extend(self.recorder.take_retried());
+        decision
+    }
+
+    fn observe(&mut self, name: &str, t: Timestamp) -> Decision {
+        self.record(event(name), t, true)
+    }
+
+    /// Runs the clock on until nothing is held (at most a day).
+    fn drain(&mut self) {
+        let limit = self.now.plus_nanos(24 * 3600 * SECOND);
+        while let Some(due) = self.recorder.next_due() {
+            let due = due.max(self.now);
+            assert!(due <= limit, "still held a day later");
+            self.tick(due);
+        }
+    }
+
+    /// Calls about pod `name`, with their instants.
+    fn calls_about(&self, name: &str) -> Vec<Timestamp> {
+        self.sink
+            .calls
+            .iter()
+            .filter(|(_, call, _)| about(call, name))
+            .map(|(t, _, _)| *t)
+            .collect()
+    }
+
+    /// How the held write about pod `name` ended.
+    fn retried_status(&self, name: &str) -> Vec<WriteStatus> {
+        self.retried
+            .iter()
+            .filter(|r| r.op.event().involved_object.name == name)
+            .map(|r| r.status.clone())
+            .collect()
+    }
+}
+
+fn gave_up(attempts: u32, error: &str) -> WriteStatus {
+    WriteStatus::Dropped(DropCause::GaveUp {
+        attempts,
+        error: error.into(),
+    })
+}
+
+// ---------------------------------------------------------------------------
+// One poison write holds no other
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_write_failing_alone_holds_no_write_behind_it_and_is_given_up_after_12_attempts() {
+    // The sink fails every write about pod "poison" (an error that is not
+    // an HTTP status), and stores every other.
+    let mut host = Host::new(
+        Options::default(),
+        ScriptedSink::with(|_, call| match about(call, "poison") {
+            true => Answer::Fail(SinkError::Failed("unexpected object".into())),
+            false => Answer::Pass,
+        }),
+    );
+    let poison = host.observe("poison", at(0));
+    let WriteStatus::Held { retry_at } = poison.write.clone().unwrap() else {
+        panic!("{poison:?}")
+    };
+    // Its own backoff: 1 s, up to 25 % more.
+    assert!((at(1)..=at(1).plus_nanos(SECOND / 4)).contains(&retry_at));
+
+    // Fifty healthy writes while it is held, one every 10 s: each is written
+    // at once.
+    for k in 0..50 {
+        let d = host.observe(&format!("web-{k}"), at(10 * k + 5));
+        assert!(matches!(d.write, Some(WriteStatus::Written(_))), "{d:?}");
+    }
+    host.drain();
+    assert_eq!(host.sink.store.len(), 50);
+
+    // The poison write was tried 12 times, client-go's maxTriesPerEvent,
+    // with its own exponential backoff, then given up with its cause.
+    let tries = host.calls_about("poison");
+    assert_eq!(tries.len(), 12);
+    for (n, gap) in tries.windows(2).map(|w| w[1].nanos_since(w[0])).enumerate() {
+        let base = SECOND << n;
+        let base = base.min(300 * SECOND);
+        assert!((base..=base + base / 4).contains(&gap), "gap {n}: {gap}");
+    }
+    assert_eq!(
+        host.retried_status("poison"),
+        [gave_up(12, "failed: unexpected object")]
+    );
+    let stats = host.recorder.stats();
+    assert_eq!(
+        (
+            stats.dropped_gave_up,
+            stats.failed,
+            stats.held,
+            stats.created
+        ),
+        (1, 12, 0, 50)
+    );
+    assert_eq!(stats.unreachable + stats.throttled + stats.unavailable, 0);
+}
+
+#[test]
+fn a_write_the_sink_fails_alone_with_503_lets_the_others_through_and_is_given_up() {
+    // A 503 pauses the whole sink, since it usually means the server is
+    // struggling. Here it answers 503 only for pod "poison": a failed probe
+    // goes to the back of the queue, so the writes behind it wait out at
+    // most two pauses and go through, and each failure of the poison write
+    // that follows a success counts against it.
+    let mut host = Host::new(
+        Options::default(),
+        ScriptedSink::with(|_, call| match about(call, "poison") {
+            true => Answer::Fail(SinkError::Unavailable(
+                "503 etcdserver: too many requests".into(),
+            )),
+            false => Answer::Pass,
+        }),
+    );
+    let poison = host.observe("poison", at(0));
+    assert!(matches!(poison.write, Some(WriteStatus::Held { .. })));
+    for k in 0..40 {
+        host.observe(&format!("web-{k}"), at(60 * k + 30));
+    }
+    host.drain();
+    assert_eq!(host.sink.store.len(), 40);
+    // No write waited longer than two pauses at the longest backoff.
+    for k in 0..40 {
+        let name = format!("web-{k}");
+        let written = *host.calls_about(&name).last().unwrap();
+        let waited = written.nanos_since(at(60 * k + 30));
+        assert!(waited <= 600 * SECOND, "{name} waited {waited} ns");
+    }
+    assert_eq!(
+        host.retried_status("poison"),
+        [gave_up(
+            12,
+            "unavailable: 503 etcdserver: too many requests"
+        )]
+    );
+    let stats = host.recorder.stats();
+    assert_eq!(
+        (stats.dropped_gave_up, stats.held, stats.created),
+        (1, 0, 40)
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Final answers
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_403_ends_the_write_with_its_status_and_nothing_else_waits() {
+    let forbidden = || SinkError::from_status(403, "events is forbidden", None);
+    let mut host = Host::new(
+        Options::default(),
+        ScriptedSink::with(move |_, call| match about(call, "locked") {
+            true => Answer::Fail(forbidden()),
+            false => Answer::Pass,
+        }),
+    );
+    let d = host.observe("locked", at(0));
+    assert_eq!(
+        d.write,
+        Some(WriteStatus::Dropped(DropCause::Rejected {
+            status: 403,
+            message: "events is forbidden".into()
+        }))
+    );
+    assert_eq!(host.recorder.next_due(), None, "nothing held, nothing due");
+    let other = host.observe("web", at(0));
+    assert!(matches!(other.write, Some(WriteStatus::Written(_))));
+    // A repeat is patched (the 403 answered the create); its patch is
+    // forbidden too, and still not retried.
+    let again = host.observe("locked", at(20));
+    assert_eq!(again.action, Action::Patch);
+    assert!(matches!(
+        again.write,
+        Some(WriteStatus::Dropped(DropCause::Rejected {
+            status: 403,
+            ..
+        }))
+    ));
+    host.drain();
+    // No create after a patch answered with anything but 404.
+    assert_eq!(host.calls_about("locked").len(), 2);
+    let stats = host.recorder.stats();
+    assert_eq!(
+        (stats.dropped_rejected, stats.retries, stats.held_total),
+        (2, 0, 0)
+    );
+}
+
+#[test]
+fn http_statuses_are_classified_as_client_go_would() {
+    let cases = [
+        (400, "rejected"),
+        (401, "rejected"),
+        (403, "rejected"),
+        (404, "not-found"),
+        (409, "already-exists"),
+        (410, "rejected"),
+        (422, "rejected"),
+        (429, "throttled"),
+        (500, "unavailable"),
+        (503, "unavailable"),
+        (504, "unavailable"),
+        (0, "rejected"),
+        (302, "rejected"),
+        (418, "rejected"),
+    ];
+    for (status, kind) in cases {
+        let got = match SinkError::from_status(status, "m", None) {
+            SinkError::Rejected { status: s, .. } if s == status => "rejected",
+            SinkError::NotFound => "not-found",
+            SinkError::AlreadyExists => "already-exists",
+            SinkError::Throttled { .. } => "throttled",
+            SinkError::Unavailable(_) => "unavailable",
+            other => panic!("{status}: {other:?}"),
+        };
+        assert_eq!(got, kind, "{status}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Sink-wide outages: the bound counts the write's failures, not the probes
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_three_hour_outage_gives_up_no_held_write() {
+    // Unreachable for three hours: about 190 probes, each a held write.
+    let mut host = Host::new(
+        Options::default(),
+        ScriptedSink::with(|now, _| match now < at(3 * 3600) {
+            true => Answer::Fail(SinkError::Unreachable("connection refused".into())),
+            false => Answer::Pass,
+        }),
+    );
+    for (k, name) in ["a", "b", "c"].into_iter().enumerate() {
+        let d = host.observe(name, at(k as i64));
+        assert!(matches!(d.write, Some(WriteStatus::Held { .. })));
+    }
+    host.drain();
+    assert_eq!(host.sink.store.len(), 3);
+    let stats = host.recorder.stats();
+    assert!(stats.unreachable > 150, "{stats:?}");
+    assert_eq!((stats.dropped_gave_up, stats.held), (0, 0));
+    // The probes took turns: each write was tried about a third of the time.
+    for name in ["a", "b", "c"] {
+        let tries = host.calls_about(name).len();
+        assert!((55..=75).contains(&tries), "{name}: {tries}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// client-go's TestWriteEventError
+// ---------------------------------------------------------------------------
+
+#[test]
+fn test_write_event_error() {
+    // recordToSink with an Event of count 0 (so it is never a repeat),
+    // through one shared correlator, against a sink whose create fails as
+    // each case says. hush needs an Event the API server would accept
+    // (client-go's is empty); its count stays 0. The errors as a hush host
+    // reports them: a RequestConstructionError cannot be sent (rejected as
+    // a bad request), a StatusError{} has no code (an unknown status is
+    // final), an UnexpectedObjectError and a plain error are failures of
+    // that write.
+    struct Case {
+        name: &'static str,
+        error: SinkError,
+        fail_times: usize,
+        attempts: usize,
+    }
+    let always = usize::MAX;
+    let cases = [
+        Case {
+            name: "giveUp1",
+            error: SinkError::Rejected {
+                status: 400,
+                message: "request construction error".into(),
+            },
+            fail_times: always,
+            attempts: 1,
+        },
+        Case {
+            name: "giveUp2",
+            error: SinkError::from_status(0, "", None),
+            fail_times: always,
+            attempts: 1,
+        },
+        Case {
+            name: "retry1",
+            error: SinkError::Failed("unexpected object".into()),
+            fail_times: always,
+            attempts: 12,
+        },
+        Case {
+            name: "retry2",
+            error: SinkError::Failed("a plain error".into()),
+            fail_times: always,
+            attempts: 12,
+        },
+        Case {
+            name: "succeedEventually",
+            error: SinkError::Failed("a plain error".into()),
+            fail_times: 1,
+            attempts: 2,
+        },
+    ];
+    let mut host = Host::new(Options::default(), ScriptedSink::healthy());
+    let mut t = at(0);
+    for case in cases {
+        let error = case.error.clone();
+        let mut failed = 0;
+        host.sink = ScriptedSink::with(move |_, _| match failed < case.fail_times {
+            true => {
+                failed += 1;
+                Answer::Fail(error.clone())
+            }
+            false => Answer::Pass,
+        });
+        let mut e = event("foo");
+        e.metadata.name = format!("foo.{}", case.name);
+        e.metadata.namespace = "prod".into();
+        e.first_timestamp = Some(t);
+        e.last_timestamp = Some(t);
+        e.count = 0;
+        let d = host.record(e, t, false);
+        assert_eq!(
+            d.action,
+            Action::Create,
+            "{}: count 0 is never a repeat",
+            case.name
+        );
+        host.drain();
+        assert_eq!(
+            host.sink.creates(),
+            case.attempts,
+            "{}: create attempts",
+            case.name
+        );
+        assert_eq!(host.sink.patches(), 0, "{}", case.name);
+        t = host.now.plus_nanos(SECOND);
+    }
+    let stats = host.recorder.stats();
+    assert_eq!(
+        (
+            stats.dropped_rejected,
+            stats.dropped_gave_up,
+            stats.created,
+            stats.held
+        ),
+        (2, 2, 1, 0)
+    );
+}
+
+#[test]
+fn max_write_attempts_bounds_a_write_failing_alone() {
+    let options = Options {
+        max_write_attempts: NonZeroU32::new(3).unwrap(),
+        ..Options::default()
+    };
+    let mut host = Host::new(
+        options,
+        ScriptedSink::failing(SinkError::Failed("boom".into())),
+    );
+    host.observe("a", at(0));
+    host.drain();
+    assert_eq!(host.sink.creates(), 3);
+    assert_eq!(host.retried_status("a"), [gave_up(3, "failed: boom")]);
+}
