@@ -5,7 +5,9 @@
 //! the second patches it with `series: {count: 2, lastObservedTime}`; later
 //! ones only count in memory. A heartbeat patches every open series; a
 //! finish check writes the final count of each series idle for longer than
-//! the finish period and forgets it, and forgets old singletons silently.
+//! the finish period and forgets it once that write is resolved (a write
+//! held for a retry keeps the series open), and forgets old singletons
+//! silently.
 //! Unlike client-go's unbounded map, the cache is an LRU, and an evicted
 //! open series has its final count written first.
 
@@ -183,24 +185,44 @@ impl SeriesCorrelator {
     }
 
     /// client-go `finishSeries` at `at`: series idle since before `at − finish`
-    /// get their final count and are forgotten; singletons older than that
-    /// are forgotten without a write. Oldest entries first.
+    /// get their final count, and singletons older than that are forgotten
+    /// without a write. Oldest entries first. A series stays cached until
+    /// [`SeriesCorrelator::finished`] is told its final write is resolved:
+    /// while that write waits for a retry, an occurrence still joins the
+    /// series, as in client-go.
     fn finish(&mut self, at: Timestamp) -> Vec<TimerWrite> {
         let cutoff = at.plus_nanos(-self.finish_nanos);
-        let stale: Vec<_> = self
+        let mut writes = Vec::new();
+        let mut singletons = Vec::new();
+        for (key, event) in self.cache.iter_oldest_first() {
+            match &event.series {
+                Some(s) if s.last_observed_time < cutoff => {
+                    writes.extend(final_write(event.clone(), Rule::Finish));
+                }
+                None if event.event_time.is_some_and(|t| t < cutoff) => {
+                    singletons.push(key.clone());
+                }
+                _ => {}
+            }
+        }
+        for key in singletons {
+            self.cache.remove(&key);
+        }
+        writes
+    }
+
+    /// Forgets the series a final write was made for, once that write is
+    /// resolved (written, or dropped for good), unless an occurrence joined
+    /// it since.
+    pub fn finished(&mut self, written: &Event) {
+        KeyRef::of(written, KeyKind::Isomorphic).encode_into(&mut self.key_buf);
+        if self
             .cache
-            .iter_oldest_first()
-            .filter(|(_, e)| match &e.series {
-                Some(s) => s.last_observed_time < cutoff,
-                None => e.event_time.is_some_and(|t| t < cutoff),
-            })
-            .map(|(k, _)| k.clone())
-            .collect();
-        stale
-            .into_iter()
-            .filter_map(|k| self.cache.remove(&k))
-            .filter_map(|e| final_write(e, Rule::Finish))
-            .collect()
+            .peek(&self.key_buf)
+            .is_some_and(|cached| cached.series == written.series)
+        {
+            self.cache.remove(&self.key_buf);
+        }
     }
 
     /// client-go `refreshExistingEventSeries`: every open series is patched

@@ -889,6 +889,56 @@ fn a_final_count_held_by_an_outage_lands_after_it() {
     assert!(stats.unavailable > 5);
 }
 
+#[test]
+fn a_finish_whose_final_write_is_throttled_keeps_the_series_open() {
+    // client-go's finishSeries deletes the entry only if the final write
+    // did not ask for a retry. The sink throttles (Retry-After 10 min) from
+    // 11:40 to 16:40; the finish check at 12:00 finds the series idle, and
+    // its final write is held. An occurrence at 13:20 still joins the
+    // series instead of starting a new Event.
+    let mut host = Host::series(ScriptedSink::with(|now, _| {
+        match now.nanos_since(start()) / SECOND {
+            700..1000 => Answer::Fail(SinkError::Throttled {
+                retry_after_nanos: Some(600 * SECOND as u64),
+            }),
+            _ => Answer::Pass,
+        }
+    }));
+    for k in 0..30 {
+        host.observe(backoff(pod("prod", "api")), at(10 * k));
+    }
+    let late = host.observe(backoff(pod("prod", "api")), at(800));
+    let finish = host
+        .reports
+        .iter()
+        .find(|r| r.kind == TickKind::Finish && !r.writes.is_empty())
+        .expect("a finish check wrote");
+    assert_eq!(finish.at, at(12 * MINUTE));
+    assert!(matches!(finish.writes[0].status, WriteStatus::Held { .. }));
+    assert_eq!(late.action, Action::Absorb, "{late:?}");
+    assert_eq!(late.why.as_ref().map(|w| w.count), Some(31));
+    assert_eq!(
+        host.stats().finished,
+        0,
+        "not finished while its write is held"
+    );
+
+    host.drain();
+    let stored = host.only_stored();
+    assert_eq!(
+        series_of(stored),
+        EventSeries {
+            count: 31,
+            last_observed_time: at(800)
+        }
+    );
+    let stats = host.stats();
+    assert_eq!(
+        (stats.finished, stats.held, stats.series_entries),
+        (1, 0, 0)
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The series cache is an LRU
 // ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ pub struct Stats {
     pub patched: u64,
     /// Series heartbeats written.
     pub heartbeats: u64,
-    /// Series finished (final count written).
+    /// Series finished: final count written (or dropped for good) and forgotten.
     pub finished: u64,
     /// Series evicted from a full cache (final count written first).
     pub evicted: u64,

@@ -243,7 +243,13 @@ impl Recorder {
         while let Some((kind, at, writes)) = self.next_series_timer(now) {
             let writes: Vec<TickWrite> = writes
                 .into_iter()
-                .map(|w| self.write_timer(w, at, sink))
+                .map(|w| {
+                    let write = self.write_timer(w, at, sink);
+                    if kind == TickKind::Finish {
+                        self.finished(&write);
+                    }
+                    write
+                })
                 .collect();
             if !writes.is_empty() {
                 reports.push(TickReport { kind, at, writes });
@@ -262,11 +268,26 @@ impl Recorder {
         };
         let (kind, at, writes) = series.fire_next(now)?;
         match kind {
-            TickKind::Finish => self.stats.finished += writes.len() as u64,
+            // Counted once the final write is resolved.
+            TickKind::Finish => {}
             TickKind::Heartbeat => self.stats.heartbeats += writes.len() as u64,
             TickKind::Evict => self.stats.evicted += writes.len() as u64,
         }
         Some((kind, at, writes))
+    }
+
+    /// After a finish check's final write: a series whose write is resolved
+    /// is forgotten; one whose write is held stays open (client-go keeps
+    /// the entry when its final write asks for a retry), and the next finish
+    /// check writes its count again.
+    fn finished(&mut self, write: &TickWrite) {
+        if let (Engine::Series(series), false) = (
+            &mut self.engine,
+            matches!(write.status, WriteStatus::Held { .. }),
+        ) {
+            series.finished(write.op.event());
+            self.stats.finished += 1;
+        }
     }
 
     /// When something is next due (a timer or a held write), if anything is.
