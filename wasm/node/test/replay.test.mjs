@@ -132,7 +132,7 @@ test('a kubectl list is read item by item', () => {
 
 test('bad options and arguments are usage errors', () => {
   for (const [args, message] of [
-    [['--options', '{"burst": 0}'], /^hush-replay: --options: .*burst/],
+    [['--options', '{"qps": -1}'], /^hush-replay: --options: .*qps/],
     [['--options', '{"bogus": 1}'], /^hush-replay: --options: unknown field `bogus`/],
     [['--options', '@/nonexistent/options.json'], /^hush-replay: cannot read \/nonexistent\/options.json/],
     [['--mode', 'sideways'], /^hush-replay: --mode: expected legacy or series/],
@@ -211,10 +211,15 @@ test('a sink that throws an exception fails the write, which is counted and retr
   const replay = await Replay.create({ sink: store });
   const [record] = await readAll(GOOD, replay.json);
   const [decision] = replay.observe(record.event, record.at).map((l) => JSON.parse(l));
-  // A failure without a status is retried at once, and this time it is written.
+  // A failure without a status fails that write alone: it is held with its
+  // own backoff, and the retry writes it.
   assert.strictEqual(decision.action, 'create');
-  assert.strictEqual(decision.write, undefined, 'written');
-  assert.deepStrictEqual(replay.finish(), []);
+  assert.strictEqual(decision.write.status, 'held');
+  const rest = replay.finish().map((l) => JSON.parse(l));
+  assert.strictEqual(rest.length, 1);
+  assert.strictEqual(rest[0].tick, 'retry');
+  assert.strictEqual(rest[0].writes[0].action, 'create');
+  assert.strictEqual(rest[0].writes[0].write, undefined, 'written');
   assert.strictEqual(store.events().length, 1);
   const stats = replay.stats();
   assert.strictEqual(stats.failed, 1n);

@@ -126,7 +126,7 @@ class AgainstHushd(unittest.TestCase):
 
     def test_bad_options_and_arguments_are_usage_errors(self):
         for args, message in [
-            (["--options", '{"burst": 0}'], r"^hush-replay: --options: .*burst"),
+            (["--options", '{"qps": -1}'], r"^hush-replay: --options: .*qps"),
             (["--options", '{"bogus": 1}'], r"^hush-replay: --options: unknown field `bogus`"),
             (["--options", "@/nonexistent/options.json"], r"^hush-replay: cannot read /nonexistent/options.json"),
             (["--mode", "sideways"], r"(?m)^hush-replay: argument --mode: invalid choice"),
@@ -200,10 +200,14 @@ class Library(unittest.TestCase):
         replay = Replay(sink=store)
         [item] = read_all(GOOD, replay.json)
         [decision] = [json.loads(line) for line in replay.observe(item.event, item.at)]
-        # A failure without a status is retried at once, and this time it is written.
+        # A failure without a status fails that write alone: it is held with
+        # its own backoff, and the retry writes it.
         self.assertEqual(decision["action"], "create")
-        self.assertNotIn("write", decision)
-        self.assertEqual(replay.finish(), [])
+        self.assertEqual(decision["write"]["status"], "held")
+        [retry] = [json.loads(line) for line in replay.finish()]
+        self.assertEqual(retry["tick"], "retry")
+        self.assertEqual(retry["writes"][0]["action"], "create")
+        self.assertNotIn("write", retry["writes"][0])
         self.assertEqual(len(store.events()), 1)
         self.assertEqual(replay.stats().failed, 1)
 
