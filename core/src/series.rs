@@ -17,7 +17,7 @@ use crate::key::cache::KeyHasher;
 use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
 use crate::model::event::{Event, EventSeries};
-use crate::model::options::Options;
+use crate::model::options::{Options, nonzero};
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
 use crate::model::why::{Explanation, Rule, Why};
 use crate::write::patch::Patch;
@@ -75,14 +75,15 @@ pub struct SeriesCorrelator {
 impl SeriesCorrelator {
     /// An empty cache; the timers start with the first event.
     pub fn new(options: &Options) -> Self {
+        let options = options.populated();
         SeriesCorrelator {
             cache: Lru::with_hasher(
-                options.lru_cache_size,
+                nonzero(options.lru_cache_size),
                 KeyHasher::with_seed(options.hash_seed),
             ),
             timers: None,
-            finish_nanos: i64::from(options.finish_seconds.get()) * NANOS_PER_SECOND,
-            heartbeat_nanos: i64::from(options.heartbeat_seconds.get()) * NANOS_PER_SECOND,
+            finish_nanos: i64::from(options.finish_seconds) * NANOS_PER_SECOND,
+            heartbeat_nanos: i64::from(options.heartbeat_seconds) * NANOS_PER_SECOND,
             key_buf: Vec::with_capacity(256),
         }
     }

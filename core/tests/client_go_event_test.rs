@@ -6,8 +6,6 @@
 //! core/src/write/writer (which differs from client-go's `recordToSink` on
 //! purpose: no sleeping, one probe at a time, held writes merge).
 
-use std::num::{NonZeroU32, NonZeroUsize};
-
 mod common;
 
 use common::{Call, ScriptedSink};
@@ -650,8 +648,8 @@ fn throttled_holds_the_write_until_the_backoff_expires() {
 #[test]
 fn throttled_backoff_doubles_and_the_first_tick_after_recovery_writes() {
     let options = Options {
-        backoff_initial_ms: NonZeroU32::new(1_000).unwrap(),
-        backoff_max_ms: NonZeroU32::new(6_000).unwrap(),
+        backoff_initial_ms: 1_000,
+        backoff_max_ms: 6_000,
         ..Options::default()
     };
     let mut legacy = Legacy::new(options, ScriptedSink::failing(throttled(None)));
@@ -847,7 +845,7 @@ fn held_patches_merge_into_the_latest() {
 #[test]
 fn a_full_held_queue_drops_writes_for_new_events() {
     let options = Options {
-        max_held_writes: NonZeroUsize::new(2).unwrap(),
+        max_held_writes: 2,
         ..Options::default()
     };
     let mut legacy = Legacy::new(

@@ -5,7 +5,7 @@
 //! committed and replayed on every later run.
 
 use std::collections::HashMap;
-use std::num::{NonZeroU32, NonZeroUsize};
+use std::num::NonZeroUsize;
 
 use hush_core::key::{KeyKind, KeyRef};
 use hush_core::legacy::token_bucket::{Rate, Take, TokenBucket};
@@ -151,7 +151,7 @@ fn correlator_options() -> impl Strategy<Value = Options> {
         .prop_map(|(burst, qps, max_events, interval, by_reason)| Options {
             burst,
             qps,
-            max_events: NonZeroU32::new(max_events).unwrap(),
+            max_events,
             max_interval_seconds: interval,
             spam_key: if by_reason {
                 SpamKeyFields::SourceObjectTypeReason

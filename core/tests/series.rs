@@ -7,8 +7,6 @@
 //! Every test follows the host protocol the replay driver uses: before an
 //! event observed at `t`, tick at each instant something is due up to `t`.
 
-use std::num::NonZeroUsize;
-
 mod common;
 
 use common::{Answer, Call, ScriptedSink};
@@ -946,7 +944,7 @@ fn a_finish_whose_final_write_is_throttled_keeps_the_series_open() {
 #[test]
 fn an_evicted_series_has_its_final_count_written_first() {
     let options = Options {
-        lru_cache_size: NonZeroUsize::new(2).unwrap(),
+        lru_cache_size: 2,
         ..series_options()
     };
     let mut host = Host::new(options, ScriptedSink::healthy());

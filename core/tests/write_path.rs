@@ -3,8 +3,6 @@
 //! pauses it, and every held write has a bound. Also client-go's
 //! `TestWriteEventError` (reference §12.2), re-created.
 
-use std::num::NonZeroU32;
-
 mod common;
 
 use common::{Answer, Call, ScriptedSink};
@@ -463,7 +461,7 @@ fn test_write_event_error() {
 #[test]
 fn max_write_attempts_bounds_a_write_failing_alone() {
     let options = Options {
-        max_write_attempts: NonZeroU32::new(3).unwrap(),
+        max_write_attempts: 3,
         ..Options::default()
     };
     let mut host = Host::new(

@@ -1,8 +1,6 @@
 //! Correlator options from the command line: a JSON document (`--options`)
 //! and flags for the ones tuned most, flags winning.
 
-use std::num::{NonZeroU32, NonZeroUsize};
-
 use hush_core::{Mode, Options, SpamKeyFields};
 
 /// Option flags shared by the commands that run a correlator.
@@ -11,9 +9,10 @@ pub struct OptionArgs {
     /// Options as JSON (kebab-case fields of hush-core's `Options`), or @FILE.
     #[arg(long, value_name = "JSON|@FILE")]
     pub options: Option<String>,
-    /// Entries per cache (client-go: 4096).
+    /// Entries per cache (client-go: 4096). As in client-go, 0 in any of
+    /// these options means its default.
     #[arg(long)]
-    pub lru_cache_size: Option<NonZeroUsize>,
+    pub lru_cache_size: Option<usize>,
     /// Spam filter bucket size (client-go: 25).
     #[arg(long)]
     pub burst: Option<u32>,
@@ -25,7 +24,7 @@ pub struct OptionArgs {
     pub spam_key: Option<SpamKeyArg>,
     /// Distinct messages at which similar events aggregate (client-go: 10).
     #[arg(long)]
-    pub max_events: Option<NonZeroU32>,
+    pub max_events: Option<u32>,
     /// Aggregation window in seconds (client-go: 600).
     #[arg(long)]
     pub max_interval_seconds: Option<u32>,

@@ -3,7 +3,7 @@
 //! messages in a sliding window (client-go `EventAggregator`).
 
 use alloc::boxed::Box;
-use core::num::{NonZeroU32, NonZeroUsize};
+use core::num::NonZeroUsize;
 
 use alloc::vec::Vec;
 
@@ -88,13 +88,13 @@ pub(crate) struct Aggregator {
 impl Aggregator {
     pub(crate) fn new(
         capacity: NonZeroUsize,
-        max_events: NonZeroU32,
+        max_events: u32,
         max_interval_seconds: u32,
         hasher: KeyHasher,
     ) -> Self {
         Aggregator {
             cache: Lru::with_hasher(capacity, hasher),
-            max_events: max_events.get() as usize,
+            max_events: max_events as usize,
             max_interval_nanos: i64::from(max_interval_seconds) * NANOS_PER_SECOND,
         }
     }
@@ -129,7 +129,7 @@ mod tests {
     fn aggregator(max_events: u32, interval: u32) -> Aggregator {
         Aggregator::new(
             NonZeroUsize::new(16).unwrap(),
-            NonZeroU32::new(max_events).unwrap(),
+            max_events,
             interval,
             KeyHasher::default(),
         )

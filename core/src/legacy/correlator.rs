@@ -14,7 +14,7 @@ use crate::legacy::token_bucket::{Rate, Take};
 use crate::model::error::OptionsError;
 use crate::model::event::{Event, ObjectMeta};
 use crate::model::name::raw_event_name;
-use crate::model::options::Options;
+use crate::model::options::{Options, nonzero};
 use crate::model::time::Timestamp;
 use crate::model::why::{Rule, Why};
 use crate::write::patch::LegacyPatch;
@@ -122,7 +122,8 @@ impl Correlator {
     /// A correlator with empty caches.
     pub fn new(options: &Options) -> Result<Self, OptionsError> {
         options.validate()?;
-        let size = options.lru_cache_size;
+        let options = &options.populated();
+        let size = nonzero(options.lru_cache_size);
         let hasher = KeyHasher::with_seed(options.hash_seed);
         Ok(Correlator {
             aggregator: Aggregator::new(

@@ -36,7 +36,7 @@ pub struct Floor {
 impl Floor {
     /// Empty tables of the options' cache size.
     pub fn new(options: &Options) -> Self {
-        let capacity = options.lru_cache_size.get();
+        let capacity = options.populated().lru_cache_size;
         Floor {
             hasher: KeyHasher::with_seed(options.hash_seed),
             mode: options.mode,
@@ -110,7 +110,6 @@ fn find<'t>(table: &'t HashTable<Entry>, hash: u64, key: &[u8]) -> Option<&'t En
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::num::NonZeroUsize;
 
     fn event(name: &str, message: &str) -> Event {
         let mut e = Event::default();
@@ -123,7 +122,7 @@ mod tests {
     #[test]
     fn probes_find_the_keys_filled_and_nothing_more() {
         let options = Options {
-            lru_cache_size: NonZeroUsize::new(2).unwrap(),
+            lru_cache_size: 2,
             ..Options::default()
         };
         let mut floor = Floor::new(&options);

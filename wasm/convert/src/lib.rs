@@ -62,7 +62,6 @@ macro_rules! conversions {
             extern crate alloc;
             use alloc::string::String;
             use alloc::vec::Vec;
-            use core::num::{NonZeroU32, NonZeroUsize};
 
             use $api as api;
             use $crate::hush_core::write::recorder::{Action, Outcome, TickKind, TickReport, TickWrite};
@@ -253,24 +252,15 @@ macro_rules! conversions {
                 }
             }
 
-            pub fn nonzero_u32(field: &str, v: u32) -> Result<NonZeroU32, api::OptionsError> {
-                NonZeroU32::new(v).ok_or_else(|| options_error(field, "must be at least 1"))
-            }
-
-            pub fn nonzero_usize(field: &str, v: u32) -> Result<NonZeroUsize, api::OptionsError> {
-                NonZeroUsize::new(v as usize)
-                    .ok_or_else(|| options_error(field, "must be at least 1"))
-            }
-
-                        /// Options from the host; the counts that must be at least 1 are
-            /// checked here, the rest by `Recorder::new`.
+            /// Options from the host (zeros mean the defaults; checked by
+            /// `Recorder::new`).
             pub fn options_from_wit(o: api::Options) -> Result<Options, api::OptionsError> {
                 Ok(Options {
                     mode: match o.mode {
                         api::Mode::Legacy => Mode::Legacy,
                         api::Mode::Series => Mode::Series,
                     },
-                    lru_cache_size: nonzero_usize("lru-cache-size", o.lru_cache_size)?,
+                    lru_cache_size: o.lru_cache_size as usize,
                     burst: o.burst,
                     qps: o.qps,
                     spam_key: match o.spam_key {
@@ -279,14 +269,14 @@ macro_rules! conversions {
                             SpamKeyFields::SourceObjectTypeReason
                         }
                     },
-                    max_events: nonzero_u32("max-events", o.max_events)?,
+                    max_events: o.max_events,
                     max_interval_seconds: o.max_interval_seconds,
-                    heartbeat_seconds: nonzero_u32("heartbeat-seconds", o.heartbeat_seconds)?,
-                    finish_seconds: nonzero_u32("finish-seconds", o.finish_seconds)?,
-                    max_held_writes: nonzero_usize("max-held-writes", o.max_held_writes)?,
-                    max_write_attempts: nonzero_u32("max-write-attempts", o.max_write_attempts)?,
-                    backoff_initial_ms: nonzero_u32("backoff-initial-ms", o.backoff_initial_ms)?,
-                    backoff_max_ms: nonzero_u32("backoff-max-ms", o.backoff_max_ms)?,
+                    heartbeat_seconds: o.heartbeat_seconds,
+                    finish_seconds: o.finish_seconds,
+                    max_held_writes: o.max_held_writes as usize,
+                    max_write_attempts: o.max_write_attempts,
+                    backoff_initial_ms: o.backoff_initial_ms,
+                    backoff_max_ms: o.backoff_max_ms,
                     jitter_seed: o.jitter_seed,
                     hash_seed: o.hash_seed,
                 })
@@ -300,7 +290,7 @@ macro_rules! conversions {
                         Mode::Legacy => api::Mode::Legacy,
                         Mode::Series => api::Mode::Series,
                     },
-                    lru_cache_size: small(o.lru_cache_size.get()),
+                    lru_cache_size: small(o.lru_cache_size),
                     burst: o.burst,
                     qps: o.qps,
                     spam_key: match o.spam_key {
@@ -309,14 +299,14 @@ macro_rules! conversions {
                             api::SpamKeyFields::SourceObjectTypeReason
                         }
                     },
-                    max_events: o.max_events.get(),
+                    max_events: o.max_events,
                     max_interval_seconds: o.max_interval_seconds,
-                    heartbeat_seconds: o.heartbeat_seconds.get(),
-                    finish_seconds: o.finish_seconds.get(),
-                    max_held_writes: small(o.max_held_writes.get()),
-                    max_write_attempts: o.max_write_attempts.get(),
-                    backoff_initial_ms: o.backoff_initial_ms.get(),
-                    backoff_max_ms: o.backoff_max_ms.get(),
+                    heartbeat_seconds: o.heartbeat_seconds,
+                    finish_seconds: o.finish_seconds,
+                    max_held_writes: small(o.max_held_writes),
+                    max_write_attempts: o.max_write_attempts,
+                    backoff_initial_ms: o.backoff_initial_ms,
+                    backoff_max_ms: o.backoff_max_ms,
                     jitter_seed: o.jitter_seed,
                     hash_seed: o.hash_seed,
                 }

@@ -168,7 +168,7 @@ test('appended bytes continue the stream and its byte offsets', () => {
 
 test('bad options, bad bytes and bad indexes throw the JavaScript errors a caller expects', () => {
   const recording = new Recording(readFileSync(storm));
-  assert.throws(() => recording.replay({ burst: 0 }), RangeError);
+  assert.throws(() => recording.replay({ qps: -1 }), RangeError);
   assert.throws(() => recording.replay({ brust: 3 }), /unknown field `brust`/);
   assert.throws(() => new Recording(new Uint8Array([0x7b, 0xff, 0x7d])), { name: 'TypeError', message: /offset 1/ });
   const run = recording.replay({});

@@ -127,12 +127,12 @@ function backOff(extra = {}) {
 
 test('api: invalid options throw RangeError with a message', () => {
   const cases = [
-    [{ burst: 0 }, /option burst: must be at least 1/],
-    [{ qps: -1 }, /option qps/],
+    [{ qps: -1 }, /option qps: .*\(0 means client-go's default, 1\/300\)/],
+    [{ qps: NaN }, /option qps/],
     [{ 'backoff-initial-ms': 10, 'backoff-max-ms': 5 }, /backoff-initial-ms/],
     [{ bogus: 1 }, /invalid options: unknown field `bogus`/],
     [{ burst: 'many' }, /invalid options: .*burst|invalid options: invalid type/],
-    [{ 'lru-cache-size': 0 }, /invalid options/],
+    [{ 'lru-cache-size': -1 }, /invalid options/],
     [{ mode: 'sideways' }, /invalid options: unknown variant `sideways`/],
   ];
   for (const [options, message] of cases) {
@@ -150,6 +150,8 @@ test('api: invalid options throw RangeError with a message', () => {
   new Replay(undefined, memoryStore()).free();
   new Replay(null, memoryStore()).free();
   new Replay({ burst: undefined, 'jitter-seed': 7n }, memoryStore()).free();
+  // as in client-go, a zero means the default
+  new Replay({ burst: 0, qps: 0, 'lru-cache-size': 0, 'max-interval-seconds': 0 }, memoryStore()).free();
 });
 
 test('api: a host or sink without its methods throws TypeError', () => {

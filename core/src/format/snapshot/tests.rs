@@ -2,7 +2,6 @@ use alloc::format;
 use alloc::string::{String, ToString};
 
 use alloc::vec::Vec;
-use core::num::NonZeroUsize;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -285,7 +284,7 @@ fn a_smaller_cache_keeps_the_most_recent_entries() {
         events.push(e);
     }
     let small = Options {
-        lru_cache_size: NonZeroUsize::new(2).unwrap(),
+        lru_cache_size: 2,
         ..options
     };
     let mut restored = Recorder::restore(small, &recorder.snapshot()).unwrap();
@@ -325,7 +324,7 @@ fn held_writes_dropped_by_a_smaller_queue_are_counted() {
     }
     assert_eq!(recorder.stats().held, 4);
     let small = Options {
-        max_held_writes: NonZeroUsize::new(3).unwrap(),
+        max_held_writes: 3,
         ..options
     };
     let restored = Recorder::restore(small, &recorder.snapshot()).unwrap();
@@ -380,7 +379,7 @@ fn header_errors() {
         })
     );
     let unusable = Options {
-        burst: 0,
+        qps: -1.0,
         ..legacy.clone()
     };
     assert!(matches!(

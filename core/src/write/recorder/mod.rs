@@ -54,9 +54,11 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder with empty state.
+    /// A recorder with empty state. Zeros in `options` mean their defaults
+    /// ([`Options::populated`]).
     pub fn new(options: Options) -> Result<Self, OptionsError> {
         options.validate()?;
+        let options = options.populated();
         let engine = match options.mode {
             Mode::Legacy => Engine::Legacy(Correlator::new(&options)?),
             Mode::Series => Engine::Series(SeriesCorrelator::new(&options)),
@@ -70,7 +72,7 @@ impl Recorder {
         })
     }
 
-    /// The options in force.
+    /// The options in force, zeros replaced by their defaults.
     pub fn options(&self) -> &Options {
         &self.options
     }

@@ -37,7 +37,7 @@ pub use op::{DropCause, Request, WriteOp, WriteStatus};
 
 use crate::lru::Lru;
 use crate::model::event::Event;
-use crate::model::options::Options;
+use crate::model::options::{Options, nonzero};
 use crate::model::stats::Stats;
 use crate::model::time::Timestamp;
 use crate::write::sink::{Sink, Stored};
@@ -78,14 +78,15 @@ enum Settled {
 
 impl Writer {
     pub(crate) fn new(options: &Options) -> Self {
+        let options = options.populated();
         Writer {
-            held: Lru::new(options.max_held_writes),
+            held: Lru::new(nonzero(options.max_held_writes)),
             health: Health::Healthy,
             rng: fastrand::Rng::with_seed(options.jitter_seed),
             retried: Vec::new(),
-            initial_nanos: i64::from(options.backoff_initial_ms.get()) * 1_000_000,
-            max_nanos: i64::from(options.backoff_max_ms.get()) * 1_000_000,
-            max_attempts: options.max_write_attempts.get(),
+            initial_nanos: i64::from(options.backoff_initial_ms) * 1_000_000,
+            max_nanos: i64::from(options.backoff_max_ms) * 1_000_000,
+            max_attempts: options.max_write_attempts,
         }
     }
 
