@@ -121,6 +121,10 @@ ensure_npm_packages() {
     fi
 }
 
+# Chromium for the dashboard's browser tests and benchmark (Debian's:
+# playwright's own browser download cannot run here).
+ensure_chromium() { ensure_debian chromium chromium; }
+
 # A Python virtual environment in DIR with the packages REQUIREMENTS pins,
 # made (or remade) when it is missing or the pins changed:
 # ensure_python_venv DIR REQUIREMENTS

@@ -62,6 +62,13 @@ pub use recording::WebRecording;
 pub use replay::WebReplay;
 pub use run::WebRun;
 
+/// The options in force when none are given: client-go's defaults,
+/// kebab-case keys, as `Correlator.options()` returns them.
+#[wasm_bindgen(js_name = defaultOptions)]
+pub fn default_options() -> Result<wasm_bindgen::JsValue, error::OutputError> {
+    convert::to_js(&hush_core::Options::default())
+}
+
 /// Runs once when the module is instantiated: routes Rust panic messages to
 /// `console.error`, so a bug shows its message instead of a bare trap.
 #[wasm_bindgen(start)]

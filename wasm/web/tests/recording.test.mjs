@@ -205,3 +205,15 @@ test('every shared vector through Recording and Run: the decisions and timer wri
     assert.deepStrictEqual(got, ticks, file);
   }
 });
+
+test("defaultOptions() are client-go's", () => {
+  const { defaultOptions } = require(join(root, 'target', 'web', 'node', 'hush_web.js'));
+  const o = defaultOptions();
+  assert.equal(o.mode, 'legacy');
+  assert.equal(o.burst, 25);
+  assert.equal(Math.fround(o.qps), Math.fround(1 / 300));
+  assert.equal(o['lru-cache-size'], 4096);
+  assert.equal(o['max-events'], 10);
+  assert.equal(o['max-interval-seconds'], 600);
+  assert.equal(o['spam-key'], 'source-object-type');
+});

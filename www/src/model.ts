@@ -1,0 +1,284 @@
+// The dashboard's data model, built from the worker's columns: rows (one per
+// involved object and reason, grouped by namespace and kind), the input
+// events and stored events of each row sorted by time, and what a filter
+// keeps. Indexes are typed arrays in CSR form (offsets + items), so 100,000
+// events cost a few arrays, not 100,000 objects.
+
+import type { BadRecord, Facts, RunColumns } from './protocol';
+
+/** Decisions, as the columns' `labels` name them. */
+export const enum Act {
+  Create,
+  Patch,
+  Drop,
+  Absorb,
+  Refuse,
+  Other,
+}
+
+const ACTS: Record<string, Act> = { create: Act.Create, patch: Act.Patch, drop: Act.Drop, absorb: Act.Absorb, refuse: Act.Refuse };
+
+/** Items grouped by key: `items[offsets[k] .. offsets[k + 1]]`. */
+export interface Groups {
+  offsets: Uint32Array;
+  items: Uint32Array;
+}
+
+/** Groups `n` items by `keyOf` (keys `0..keys`), each group sorted by `order`. */
+export function group(n: number, keys: number, keyOf: (i: number) => number, order: (i: number) => number): Groups {
+  const offsets = new Uint32Array(keys + 1);
+  for (let i = 0; i < n; i++) {
+    const k = keyOf(i);
+    if (k >= 0) offsets[k + 1]++;
+  }
+  for (let k = 0; k < keys; k++) offsets[k + 1] += offsets[k];
+  const fill = offsets.slice(0, keys);
+  const items = new Uint32Array(offsets[keys]);
+  for (let i = 0; i < n; i++) {
+    const k = keyOf(i);
+    if (k >= 0) items[fill[k]++] = i;
+  }
+  for (let k = 0; k < keys; k++) {
+    const part = items.subarray(offsets[k], offsets[k + 1]);
+    let sorted = true;
+    for (let j = 1; j < part.length && sorted; j++) sorted = order(part[j - 1]) <= order(part[j]);
+    if (!sorted) part.sort((a, b) => order(a) - order(b) || a - b);
+  }
+  return { offsets, items };
+}
+
+/** One timeline row: an object and one of its reasons. */
+export interface Row {
+  namespace: string;
+  kind: string;
+  name: string;
+  reason: string;
+  /** Whether it is the object's first row (the one that shows its name). */
+  first: boolean;
+}
+
+/** What is run-independent: the rows and the input events in them. */
+export interface Layout {
+  facts: Facts;
+  errors: BadRecord[];
+  rows: Row[];
+  /** Row of each input event. */
+  inputRow: Int32Array;
+  /** Input events by row, by time. */
+  rowInputs: Groups;
+  /** Row of an object and reason, by `namespace\0kind\0name\0reason`. */
+  rowOf: Map<string, number>;
+  /** The time the recording spans, ms. */
+  from: number;
+  to: number;
+}
+
+const key = (...parts: string[]) => parts.join('\0');
+
+/** The rows of a recording, sorted by namespace, kind, object, then reason as first seen. */
+export function layout(facts: Facts, errors: BadRecord[]): Layout {
+  const s = facts.strings;
+  const n = facts.at.length;
+  const firstSeen = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const k = key(s[facts.namespace[i]], s[facts.kind[i]], s[facts.name[i]], s[facts.reason[i]]);
+    if (!firstSeen.has(k)) firstSeen.set(k, facts.at[i]);
+  }
+  const rows: Row[] = [...firstSeen.keys()].map((k) => {
+    const [namespace, kind, name, reason] = k.split('\0');
+    return { namespace, kind, name, reason, first: false };
+  });
+  const seen = (r: Row) => firstSeen.get(key(r.namespace, r.kind, r.name, r.reason))!;
+  rows.sort(
+    (a, b) =>
+      a.namespace.localeCompare(b.namespace) ||
+      a.kind.localeCompare(b.kind) ||
+      a.name.localeCompare(b.name, undefined, { numeric: true }) ||
+      seen(a) - seen(b),
+  );
+  const rowOf = new Map<string, number>();
+  rows.forEach((r, i) => {
+    rowOf.set(key(r.namespace, r.kind, r.name, r.reason), i);
+    const prev = rows[i - 1];
+    r.first = !prev || prev.namespace !== r.namespace || prev.kind !== r.kind || prev.name !== r.name;
+  });
+  // Row of each distinct (namespace, kind, name, reason) id tuple, without a string per event.
+  const inputRow = new Int32Array(n);
+  const byIds = new Map<string, number>();
+  let from = Infinity;
+  let to = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const ids = `${facts.namespace[i]},${facts.kind[i]},${facts.name[i]},${facts.reason[i]}`;
+    let row = byIds.get(ids);
+    if (row === undefined) {
+      row = rowOf.get(key(s[facts.namespace[i]], s[facts.kind[i]], s[facts.name[i]], s[facts.reason[i]]))!;
+      byIds.set(ids, row);
+    }
+    inputRow[i] = row;
+    const at = facts.at[i];
+    if (at < from) from = at;
+    if (at > to) to = at;
+  }
+  const rowInputs = group(n, rows.length, (i) => inputRow[i], (i) => facts.at[i]);
+  if (!Number.isFinite(from)) from = to = Date.now();
+  return { facts, errors, rows, inputRow, rowInputs, rowOf, from, to };
+}
+
+/** One run seen through a layout: decisions as `Act`s, stored events and timer writes by row. */
+export interface RunView {
+  run: RunColumns;
+  acts: Uint8Array;
+  rules: string[];
+  /** Row of each stored event (-1: an object no input names). */
+  storedRow: Int32Array;
+  rowStored: Groups;
+  /** Timer writes by the row of the stored event they wrote. */
+  rowTicks: Groups;
+  /** Input events by the stored event they went into. */
+  storedInputs: Groups;
+  /** The latest instant in the run (ms). */
+  to: number;
+  /** When the last stored event was last seen (ms): what ages count from, as in `hushd replay --output table`. */
+  lastSeen: number;
+}
+
+export function runView(layout: Layout, run: RunColumns): RunView {
+  const acts = new Uint8Array(run.action.length);
+  const actOfLabel = run.labels.map((l) => ACTS[l] ?? Act.Other);
+  for (let i = 0; i < acts.length; i++) acts[i] = actOfLabel[run.action[i]];
+  const st = run.stored;
+  const s = st.strings;
+  const storedRow = new Int32Array(st.count.length);
+  let to = layout.to;
+  let lastSeen = -Infinity;
+  for (let i = 0; i < storedRow.length; i++) {
+    storedRow[i] = layout.rowOf.get(key(s[st.namespace[i]], s[st.kind[i]], s[st.name[i]], s[st.reason[i]])) ?? -1;
+    if (st.last[i] > lastSeen) lastSeen = st.last[i];
+  }
+  if (lastSeen > to) to = lastSeen;
+  const rows = layout.rows.length;
+  const rowStored = group(storedRow.length, rows, (i) => storedRow[i], (i) => st.first[i]);
+  const ticks = run.ticks;
+  const rowTicks = group(ticks.at.length, rows, (i) => (ticks.target[i] >= 0 ? storedRow[ticks.target[i]] : -1), (i) => ticks.at[i]);
+  for (const at of ticks.at) if (at > to) to = at;
+  const storedInputs = group(run.target.length, storedRow.length, (i) => run.target[i], (i) => layout.facts.at[i]);
+  return { run, acts, rules: run.labels, storedRow, rowStored, rowTicks, storedInputs, to, lastSeen: Number.isFinite(lastSeen) ? lastSeen : to };
+}
+
+/** The filters of the view; empty strings keep everything. */
+export interface Filter {
+  namespace: string;
+  kind: string;
+  object: string;
+  type: string;
+  reason: string;
+  component: string;
+  text: string;
+}
+
+export const noFilter: Filter = { namespace: '', kind: '', object: '', type: '', reason: '', component: '', text: '' };
+
+export function isFiltered(f: Filter): boolean {
+  return Object.values(f).some((v) => v !== '');
+}
+
+/** Columns a filter reads: facts and stored events have these. */
+interface Columns {
+  namespace: Uint32Array;
+  kind: Uint32Array;
+  name: Uint32Array;
+  reason: Uint32Array;
+  type: Uint32Array;
+  component: Uint32Array;
+  message: Uint32Array;
+  strings: string[];
+}
+
+/** Which rows of `columns` pass `f`: a predicate compiled against its string table. */
+export function compile(f: Filter, c: Columns): (i: number) => boolean {
+  const s = c.strings;
+  const exact = (want: string) => (want === '' ? null : new Set(s.flatMap((v, id) => (v === want ? [id] : []))));
+  const contains = (want: string) => {
+    if (want === '') return null;
+    const needle = want.toLowerCase();
+    const ids = new Uint8Array(s.length);
+    s.forEach((v, id) => (ids[id] = v.toLowerCase().includes(needle) ? 1 : 0));
+    return ids;
+  };
+  const ns = exact(f.namespace);
+  const kind = exact(f.kind);
+  const type = exact(f.type);
+  const reason = exact(f.reason);
+  const component = exact(f.component);
+  const object = contains(f.object);
+  const text = contains(f.text);
+  return (i) =>
+    (!ns || ns.has(c.namespace[i])) &&
+    (!kind || kind.has(c.kind[i])) &&
+    (!type || type.has(c.type[i])) &&
+    (!reason || reason.has(c.reason[i])) &&
+    (!component || component.has(c.component[i])) &&
+    (!object || object[c.name[i]] === 1) &&
+    (!text ||
+      text[c.message[i]] === 1 ||
+      text[c.reason[i]] === 1 ||
+      text[c.name[i]] === 1 ||
+      text[c.component[i]] === 1 ||
+      text[c.namespace[i]] === 1 ||
+      text[c.kind[i]] === 1);
+}
+
+/** What a filter keeps of a layout and a run. */
+export interface Kept {
+  inputs: Uint8Array;
+  stored: Uint8Array;
+  rows: Uint8Array;
+  inputCount: number;
+  storedCount: number;
+}
+
+export function keep(layout: Layout, view: RunView, f: Filter): Kept {
+  const n = layout.facts.at.length;
+  const inputs = new Uint8Array(n);
+  const rows = new Uint8Array(layout.rows.length);
+  const passInput = compile(f, layout.facts);
+  let inputCount = 0;
+  for (let i = 0; i < n; i++)
+    if (passInput(i)) {
+      inputs[i] = 1;
+      rows[layout.inputRow[i]] = 1;
+      inputCount++;
+    }
+  const st = view.run.stored;
+  const stored = new Uint8Array(st.count.length);
+  const passStored = compile(f, st);
+  let storedCount = 0;
+  for (let i = 0; i < stored.length; i++)
+    if (passStored(i)) {
+      stored[i] = 1;
+      storedCount++;
+      if (view.storedRow[i] >= 0) rows[view.storedRow[i]] = 1;
+    }
+  return { inputs, stored, rows, inputCount, storedCount };
+}
+
+/** The distinct values of a facts column, most frequent first, for a filter's choices. */
+export function choices(facts: Facts, column: keyof Omit<Facts, 'strings' | 'at' | 'start' | 'end'>): string[] {
+  const counts = new Map<number, number>();
+  for (const id of facts[column]) counts.set(id, (counts.get(id) ?? 0) + 1);
+  return [...counts.entries()]
+    .filter(([id]) => facts.strings[id] !== '')
+    .sort((a, b) => b[1] - a[1] || facts.strings[a[0]].localeCompare(facts.strings[b[0]]))
+    .map(([id]) => facts.strings[id]);
+}
+
+/** Objects with input events but no stored event in a run: what it silenced. */
+export function silenced(layout: Layout, view: RunView): Set<string> {
+  const objectOf = (r: Row) => `${r.kind.toLowerCase()}/${r.name}${r.namespace ? ` -n ${r.namespace}` : ''}`;
+  const all = new Set(layout.rows.map(objectOf));
+  for (let i = 0; i < view.storedRow.length; i++) {
+    const row = view.storedRow[i];
+    if (row >= 0) all.delete(objectOf(layout.rows[row]));
+  }
+  return all;
+}
