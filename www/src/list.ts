@@ -9,6 +9,9 @@ import type { Kept, RunView } from './model';
 
 const ROW = 24;
 
+/** hush-web's "no instant" (i64::MIN). */
+const NONE = -(2n ** 63n);
+
 export type Column = 'namespace' | 'last' | 'type' | 'reason' | 'object' | 'count' | 'message' | 'first' | 'source';
 
 const COLUMNS: { id: Column; title: string }[] = [
@@ -36,13 +39,13 @@ export class List {
   private view: RunView | null = null;
   private order = new Uint32Array(0);
   private selected = -1;
-  /** The instant ages are counted from (the recording's end, or now when live). */
-  private now = 0;
+  /** The instant ages are counted from, ns (the recording's end, or now when live). */
+  private now = 0n;
 
   constructor(private element: HTMLElement, public sort: Sort, private events: { select(s: Selection): void; sort(s: Sort): void }) {
     element.innerHTML = `<div class="list-head" role="row">${COLUMNS.map(
       (c) => `<div role="columnheader" class="c-${c.id}" aria-sort="none"><button type="button" data-column="${c.id}">${c.title}<span class="sort-mark" aria-hidden="true"></span></button></div>`,
-    ).join('')}</div><div class="list-body"><div class="list-spacer"><div class="list-rows" role="rowgroup"></div></div></div>`;
+    ).join('')}</div><div class="list-body" tabindex="-1"><div class="list-spacer"><div class="list-rows" role="rowgroup"></div></div></div>`;
     this.head = element.querySelector('.list-head')!;
     this.body = element.querySelector('.list-body')!;
     this.spacer = element.querySelector('.list-spacer')!;
@@ -63,7 +66,7 @@ export class List {
     element.addEventListener('keydown', (e) => this.key(e));
   }
 
-  setData(view: RunView, kept: Kept, now: number, selection: Selection): void {
+  setData(view: RunView, kept: Kept, now: bigint, selection: Selection): void {
     this.view = view;
     this.now = now;
     const rows: number[] = [];
@@ -89,15 +92,15 @@ export class List {
     if (!view) return;
     const st = view.run.stored;
     const s = (ids: Uint32Array) => (i: number) => st.strings[ids[i]];
-    const text: Record<Column, (i: number) => string | number> = {
+    const text: Record<Column, (i: number) => string | number | bigint> = {
       namespace: s(st.eventNamespace),
-      last: (i) => st.last[i],
+      last: (i) => st.lastNanos[i],
       type: s(st.type),
       reason: s(st.reason),
       object: (i) => `${st.strings[st.kind[i]].toLowerCase()}/${st.strings[st.name[i]]}`,
       count: (i) => st.count[i],
       message: s(st.message),
-      first: (i) => st.first[i],
+      first: (i) => st.firstNanos[i],
       source: s(st.component),
     };
     const key = text[this.sort.column];
@@ -105,7 +108,7 @@ export class List {
     const cmp = (a: number, b: number) => {
       const x = key(a);
       const y = key(b);
-      const c = typeof x === 'number' ? x - (y as number) : (x as string).localeCompare(y as string);
+      const c = typeof x === 'string' ? x.localeCompare(y as string) : x < (y as bigint) ? -1 : x > (y as bigint) ? 1 : 0;
       // Ties: the store's order (namespace, name), as hushd's table.
       return c !== 0 && !Number.isNaN(c) ? sign * c : a - b;
     };
@@ -136,18 +139,23 @@ export class List {
       html.push(
         `<div role="row" class="list-row${i === this.selected ? ' selected' : ''}" aria-rowindex="${r + 2}" aria-selected="${i === this.selected}" data-stored="${i}">` +
           `<div role="gridcell" class="c-namespace">${str(st.eventNamespace)}</div>` +
-          `<div role="gridcell" class="c-last" title="${utc(st.last[i])}">${humanDuration(this.now - st.last[i])}</div>` +
+          `<div role="gridcell" class="c-last" title="${utc(st.last[i])}">${this.age(st.lastNanos[i])}</div>` +
           `<div role="gridcell" class="c-type"><span class="type type-${type === 'Warning' ? 'warning' : 'normal'}">${escape(type)}</span></div>` +
           `<div role="gridcell" class="c-reason">${str(st.reason)}</div>` +
           `<div role="gridcell" class="c-object">${escape(st.strings[st.kind[i]].toLowerCase())}/${str(st.name)}</div>` +
           `<div role="gridcell" class="c-count">${count(st.count[i])}</div>` +
           `<div role="gridcell" class="c-message" title="${str(st.message)}">${str(st.message)}</div>` +
-          `<div role="gridcell" class="c-first" title="${utc(st.first[i])}">${humanDuration(this.now - st.first[i])}</div>` +
+          `<div role="gridcell" class="c-first" title="${utc(st.first[i])}">${this.age(st.firstNanos[i])}</div>` +
           `<div role="gridcell" class="c-source">${str(st.component)}</div>` +
           `</div>`,
       );
     }
     this.rowsBox.innerHTML = html.join('');
+  }
+
+  /** kubectl's age of an instant (ns), `<unknown>` when the event has none. */
+  private age(at: bigint): string {
+    return at === NONE ? '&lt;unknown&gt;' : humanDuration(Number((this.now - at) / 1_000_000n));
   }
 
   private choose(stored: number): void {

@@ -10,7 +10,7 @@ import { count } from './format';
 import { Filters } from './filters';
 import { List } from './list';
 import { Live } from './live';
-import { type Kept, type Layout, type RunView, keep, layout as buildLayout, runView, silenced } from './model';
+import { type Kept, type Layout, type RunView, fates, keep, layout as buildLayout, runView } from './model';
 import { Overview } from './overview';
 import { palette } from './paint';
 import type { BadRecord, Options, Reply, Request, RunColumns, Which } from './protocol';
@@ -167,7 +167,7 @@ function refresh(resetRange = false): void {
   if (resetRange && state.from !== null && state.to !== null) timeline.setRange(state.from, state.to);
   overview.setData(data.layout, view, kept, full.from, full.to, palette(document.documentElement));
   overview.setWindow(timeline.range.from, timeline.range.to);
-  list.setData(view, kept, data.live ? Date.now() : view.lastSeen, state.selection);
+  list.setData(view, kept, data.live ? BigInt(Date.now()) * 1_000_000n : view.lastSeen, state.selection);
   filters.showCounts(kept.inputCount, data.layout.facts.at.length, kept.storedCount, view.run.stored.count.length);
   showFigures();
   showDetail();
@@ -176,7 +176,7 @@ function refresh(resetRange = false): void {
 
 function showFigures(): void {
   if (!data) return;
-  const figures = (v: RunView) => ({ stats: v.run.stats, stored: v.run.stored.count.length, silenced: silenced(data!.layout, v) });
+  const figures = (v: RunView) => ({ stats: v.run.stats, stored: v.run.stored.count.length, fates: fates(data!.layout, v) });
   const after = data.views.whatif;
   whatif.show(figures(data.views.base!), after && figures(after), false);
 }
@@ -314,6 +314,7 @@ async function start(): Promise<void> {
       refresh(true);
     }
   });
+  if (document.body.dataset.status === 'starting') document.body.dataset.status = 'idle';
   reloadSource();
 }
 

@@ -138,8 +138,8 @@ export interface RunView {
   storedInputs: Groups;
   /** The latest instant in the run (ms). */
   to: number;
-  /** When the last stored event was last seen (ms): what ages count from, as in `hushd replay --output table`. */
-  lastSeen: number;
+  /** When the last stored event was last seen (ns): what ages count from, as in `hushd replay --output table`. */
+  lastSeen: bigint;
 }
 
 export function runView(layout: Layout, run: RunColumns): RunView {
@@ -150,19 +150,19 @@ export function runView(layout: Layout, run: RunColumns): RunView {
   const s = st.strings;
   const storedRow = new Int32Array(st.count.length);
   let to = layout.to;
-  let lastSeen = -Infinity;
+  let lastSeen = BigInt(Math.round(to)) * 1_000_000n;
   for (let i = 0; i < storedRow.length; i++) {
     storedRow[i] = layout.rowOf.get(key(s[st.namespace[i]], s[st.kind[i]], s[st.name[i]], s[st.reason[i]])) ?? -1;
-    if (st.last[i] > lastSeen) lastSeen = st.last[i];
+    if (i === 0 || st.lastNanos[i] > lastSeen) lastSeen = st.lastNanos[i];
+    if (st.last[i] > to) to = st.last[i];
   }
-  if (lastSeen > to) to = lastSeen;
   const rows = layout.rows.length;
   const rowStored = group(storedRow.length, rows, (i) => storedRow[i], (i) => st.first[i]);
   const ticks = run.ticks;
   const rowTicks = group(ticks.at.length, rows, (i) => (ticks.target[i] >= 0 ? storedRow[ticks.target[i]] : -1), (i) => ticks.at[i]);
   for (const at of ticks.at) if (at > to) to = at;
   const storedInputs = group(run.target.length, storedRow.length, (i) => run.target[i], (i) => layout.facts.at[i]);
-  return { run, acts, rules: run.labels, storedRow, rowStored, rowTicks, storedInputs, to, lastSeen: Number.isFinite(lastSeen) ? lastSeen : to };
+  return { run, acts, rules: run.labels, storedRow, rowStored, rowTicks, storedInputs, to, lastSeen };
 }
 
 /** The filters of the view; empty strings keep everything. */
@@ -272,13 +272,27 @@ export function choices(facts: Facts, column: keyof Omit<Facts, 'strings' | 'at'
     .map(([id]) => facts.strings[id]);
 }
 
-/** Objects with input events but no stored event in a run: what it silenced. */
-export function silenced(layout: Layout, view: RunView): Set<string> {
-  const objectOf = (r: Row) => `${r.kind.toLowerCase()}/${r.name}${r.namespace ? ` -n ${r.namespace}` : ''}`;
-  const all = new Set(layout.rows.map(objectOf));
-  for (let i = 0; i < view.storedRow.length; i++) {
-    const row = view.storedRow[i];
-    if (row >= 0) all.delete(objectOf(layout.rows[row]));
-  }
-  return all;
+/** How a row (object · reason) fared in a run. */
+export interface Fates {
+  /** Rows with input events and no stored event: the API server never heard of them. */
+  silenced: Set<string>;
+  /** Rows whose latest occurrence was dropped: the stored event is out of date. */
+  stale: Set<string>;
+}
+
+/** A row as people write it: `pod/web-1 -n shop · BackOff`. */
+export function rowName(r: Row): string {
+  return `${r.kind.toLowerCase()}/${r.name}${r.namespace ? ` -n ${r.namespace}` : ''} · ${r.reason}`;
+}
+
+export function fates(layout: Layout, view: RunView): Fates {
+  const silenced = new Set<string>();
+  const stale = new Set<string>();
+  const { offsets, items } = layout.rowInputs;
+  layout.rows.forEach((r, row) => {
+    if (offsets[row] === offsets[row + 1]) return;
+    if (view.rowStored.offsets[row] === view.rowStored.offsets[row + 1]) silenced.add(rowName(r));
+    else if (view.acts[items[offsets[row + 1] - 1]] === Act.Drop) stale.add(rowName(r));
+  });
+  return { silenced, stale };
 }

@@ -41,6 +41,9 @@ export interface StoredColumns {
   eventName: Uint32Array;
   first: Float64Array;
   last: Float64Array;
+  /** The same instants to the nanosecond (ages and order are exact). */
+  firstNanos: BigInt64Array;
+  lastNanos: BigInt64Array;
   count: Int32Array;
   series: Uint8Array;
   strings: string[];

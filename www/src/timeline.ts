@@ -35,7 +35,7 @@ export class Timeline {
 
   constructor(host: HTMLElement, private events: TimelineEvents) {
     this.element = host;
-    host.innerHTML = '<div class="tl-scroll"><canvas class="tl-canvas"></canvas><div class="tl-spacer"></div></div><div class="tl-tip" role="tooltip" hidden></div>';
+    host.innerHTML = '<div class="tl-scroll" tabindex="-1"><canvas class="tl-canvas"></canvas><div class="tl-spacer"></div></div><div class="tl-tip" role="tooltip" hidden></div>';
     this.scroller = host.querySelector('.tl-scroll')!;
     this.canvas = host.querySelector('canvas')!;
     this.spacer = host.querySelector('.tl-spacer')!;

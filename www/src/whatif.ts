@@ -4,6 +4,7 @@
 // recording in the worker with the same core.
 
 import { count, delta, escapeHtml } from './format';
+import type { Fates } from './model';
 import type { Options, Stats } from './protocol';
 
 /** The knobs, as the panel shows them (refill as seconds per token). */
@@ -46,7 +47,7 @@ export function optionsOf(k: Knobs, defaults: Required<Options>): Options {
 export interface Figures {
   stats: Stats;
   stored: number;
-  silenced: Set<string>;
+  fates: Fates;
 }
 
 const KNOBS: { id: keyof Knobs; label: string; min: number; max: number; step: number; help: string }[] = [
@@ -135,10 +136,10 @@ export class WhatIf {
       const tone = d === 0 || !better ? '' : (d < 0) === (better === 'lower') ? 'good' : 'bad';
       return `<tr data-figure="${id}"><th scope="row">${label}</th><td>${count(x)}</td><td>${count(y)}</td><td class="${tone}">${delta(x, y)}</td></tr>`;
     };
-    const newlySilenced = [...after.silenced].filter((o) => !before.silenced.has(o));
-    const revived = [...before.silenced].filter((o) => !after.silenced.has(o));
-    const list = (title: string, id: string, objects: string[]) =>
-      objects.length === 0 ? '' : `<h3>${title}</h3><ul class="objects" data-objects="${id}">${objects.slice(0, 50).map((o) => `<li><code>${escapeHtml(o)}</code></li>`).join('')}${objects.length > 50 ? `<li>… and ${objects.length - 50} more</li>` : ''}</ul>`;
+    const [bs, as] = [before.fates, after.fates];
+    const only = (x: Set<string>, y: Set<string>) => [...x].filter((o) => !y.has(o));
+    const list = (title: string, id: string, rows: string[]) =>
+      rows.length === 0 ? '' : `<h3>${title}</h3><ul class="objects" data-rows="${id}">${rows.slice(0, 50).map((o) => `<li><code>${escapeHtml(o)}</code></li>`).join('')}${rows.length > 50 ? `<li>… and ${rows.length - 50} more</li>` : ''}</ul>`;
     this.figures.innerHTML = `<table class="figures-table">
         <thead><tr><th></th><th scope="col">Before</th><th scope="col">After</th><th scope="col">Change</th></tr></thead>
         <tbody>
@@ -149,11 +150,13 @@ export class WhatIf {
           ${row('aggregated', 'Aggregated', b.aggregated, a.aggregated)}
           ${b.absorbed + a.absorbed > 0 ? row('absorbed', 'Absorbed into series', b.absorbed, a.absorbed) : ''}
           ${row('stored', 'Stored events', before.stored, after.stored)}
-          ${row('silenced', 'Objects with no event stored', before.silenced.size, after.silenced.size, 'lower')}
+          ${row('silenced', 'Object · reason never stored', bs.silenced.size, as.silenced.size, 'lower')}
+          ${row('stale', 'Object · reason whose latest was dropped', bs.stale.size, as.stale.size, 'lower')}
         </tbody></table>
         <p class="saved">${a.created + a.patched <= b.created + b.patched ? `${count(b.created + b.patched - a.created - a.patched)} writes saved` : `${count(a.created + a.patched - b.created - b.patched)} more writes`}, ${count(a.droppedSpam)} events dropped (${count(b.droppedSpam)} before).</p>
-        ${list('Objects these settings silence', 'silenced', newlySilenced)}
-        ${list('Objects these settings let through', 'revived', revived)}
-        ${list('Objects silenced before', 'silenced-before', [...before.silenced])}`;
+        ${list('Silenced by these settings (nothing stored)', 'silenced', only(as.silenced, bs.silenced))}
+        ${list('Heard again with these settings', 'revived', only(bs.silenced, as.silenced))}
+        ${list('Left stale by these settings (latest dropped)', 'stale', only(as.stale, bs.stale))}
+        ${list('Kept up to date with these settings', 'fresh', only(bs.stale, as.stale))}`;
   }
 }

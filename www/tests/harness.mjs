@@ -62,11 +62,18 @@ export function launch() {
 export async function open(browser, url, fragment = '', options = {}) {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, ...options });
   const page = await context.newPage();
+  // Behave as the focused window, as a person's would be (keyboard focus rings, document.hasFocus()).
+  await (await context.newCDPSession(page)).send('Emulation.setFocusEmulationEnabled', { enabled: true });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
   await page.goto(`${url}${fragment ? `#${fragment}` : ''}`);
   return { page, context, errors };
+}
+
+/** Waits until the page is wired up (its controls answer). */
+export async function started(page) {
+  await page.waitForFunction(() => document.body.dataset.status !== 'starting', null, { timeout: 30_000 });
 }
 
 /** Waits until the page has loaded a source and drawn it. */

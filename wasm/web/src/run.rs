@@ -240,7 +240,8 @@ impl WebRun {
     /// `count` (the count after it) and `tokens` (spam drops: tokens left;
     /// else NaN). `ticks`: the timer and retry writes (`at`, `kind` into
     /// `labels`, `target`). `stored`: the stored events as columns
-    /// (`first`, `last` in ms, `count`, `series` 0/1, and the string
+    /// (`first`, `last` in ms, `firstNanos`, `lastNanos` exact as
+    /// `BigInt64Array`s, `count`, `series` 0/1, and the string
     /// columns of `Recording.facts()` into `stored.strings`, plus their
     /// `eventName` and `eventNamespace`).
     pub fn columns(&self) -> JsValue {
@@ -348,6 +349,7 @@ impl WebRun {
         let n = self.stored.len();
         let mut columns: [Vec<u32>; 9] = Default::default();
         let (mut first, mut last) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut first_ns, mut last_ns) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut count, mut series) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for e in &self.stored {
             let values = strings_of(e)
@@ -359,6 +361,8 @@ impl WebRun {
             let (from, to) = span_of(e);
             first.push(from.map_or(f64::NAN, instant_to_millis));
             last.push(to.map_or(f64::NAN, instant_to_millis));
+            first_ns.push(from.map_or(i64::MIN, |t| t.nanos()));
+            last_ns.push(to.map_or(i64::MIN, |t| t.nanos()));
             count.push(stored_count(e).max(1));
             series.push(u8::from(e.series.is_some()));
         }
@@ -372,6 +376,8 @@ impl WebRun {
         stored
             .set("first", f64s(&first))
             .set("last", f64s(&last))
+            .set("firstNanos", js_sys::BigInt64Array::from(&first_ns[..]))
+            .set("lastNanos", js_sys::BigInt64Array::from(&last_ns[..]))
             .set("count", i32s(&count))
             .set("series", u8s(&series))
             .set("strings", strings_to_js(&strings));
