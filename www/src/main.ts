@@ -118,14 +118,17 @@ async function load(source: Loaded, append = false, isLive = false): Promise<voi
   status.classList.remove('error');
   status.textContent = `Reading ${source.name}…`;
   const base: Options = { mode: state.mode };
+  // With no what-if options the after run is the before run: correlate once.
+  const same = Object.keys(state.whatif).length === 0;
   const reply = await ask<'loaded'>(
-    { kind: append && data ? 'append' : 'load', bytes: source.bytes, base, whatif: { ...base, ...state.whatif } },
+    { kind: append && data ? 'append' : 'load', bytes: source.bytes, base, whatif: same ? null : { ...base, ...state.whatif } },
     [source.bytes],
   );
   const lay = buildLayout(reply.facts, reply.errors);
+  const baseView = runView(lay, reply.base);
   data = {
     layout: lay,
-    views: { base: runView(lay, reply.base), whatif: reply.whatif && runView(lay, reply.whatif) },
+    views: { base: baseView, whatif: reply.whatif ? runView(lay, reply.whatif) : same ? baseView : null },
     name: source.name,
     live: isLive,
   };
@@ -184,7 +187,7 @@ function showFigures(): void {
 function showDetail(): void {
   const view = shown();
   if (!data || !view) return;
-  const which: Which = view === data.views.whatif ? 'whatif' : 'base';
+  const which: Which = view === data.views.whatif && view !== data.views.base ? 'whatif' : 'base';
   detail.show(data.layout, view, state.selection, {
     explain: async (input) => {
       const r = await ask<'explained'>({ kind: 'explain', which, input });
@@ -212,11 +215,12 @@ async function replayWhatIf(knobs: Knobs, rebase = false): Promise<void> {
   const serial = ++replaySerial;
   $('#whatif').classList.add('busy');
   const base = rebase ? { mode: state.mode } : null;
-  const reply = await ask<'replayed'>({ kind: 'replay', base, whatif: { mode: state.mode, ...state.whatif } });
+  const same = Object.keys(state.whatif).length === 0;
+  const reply = await ask<'replayed'>({ kind: 'replay', base, whatif: same ? null : { mode: state.mode, ...state.whatif } });
   if (serial !== replaySerial || !data) return;
   $('#whatif').classList.remove('busy');
   if (reply.base) data.views.base = runView(data.layout, reply.base);
-  data.views.whatif = reply.whatif && runView(data.layout, reply.whatif as RunColumns);
+  data.views.whatif = reply.whatif ? runView(data.layout, reply.whatif as RunColumns) : same ? data.views.base : null;
   if (state.show === 'whatif' || reply.base) refresh();
   else showFigures();
   document.body.dataset.whatif = String(serial);

@@ -52,7 +52,7 @@ export interface Figures {
 
 const KNOBS: { id: keyof Knobs; label: string; min: number; max: number; step: number; help: string }[] = [
   { id: 'burst', label: 'Burst', min: 1, max: 200, step: 1, help: 'spam filter bucket size (client-go: 25)' },
-  { id: 'refillSeconds', label: 'Refill, s per token', min: 0, max: 3600, step: 1, help: 'one token back every N seconds (client-go: 300, qps 1/300)' },
+  { id: 'refillSeconds', label: 'Refill, s per token', min: 1, max: 3600, step: 1, help: 'one token back every N seconds (client-go: 300, qps 1/300)' },
   { id: 'maxEvents', label: 'Max events', min: 1, max: 100, step: 1, help: 'distinct messages before similar events aggregate (client-go: 10)' },
   { id: 'windowSeconds', label: 'Max interval, s', min: 1, max: 7200, step: 1, help: 'aggregation window (client-go: 600)' },
   { id: 'cacheSize', label: 'Cache size', min: 1, max: 65536, step: 1, help: 'entries per LRU cache (client-go: 4096)' },
