@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import unittest
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[3]
 SETUP = "scripts/lib/setup.sh"
@@ -126,8 +127,7 @@ class Sandbox:
         self.path = f"{bin_dir}:{base}"
 
     def run(self, call, **env):
-        """Runs `call` as a script would; returns (status, stdout, stderr,
-        the install lines it added to the log)."""
+        """Runs `call` as a script would."""
         before = self.installs()
         script = f"set -euo pipefail\nsource {SETUP}\n{call}\n"
         result = subprocess.run(
@@ -147,18 +147,33 @@ class Sandbox:
             text=True,
             timeout=120,
         )
-        return result.returncode, result.stdout, result.stderr, self.installs()[len(before):]
+        return Run(call, result.returncode, result.stdout, result.stderr, self.installs()[len(before):])
 
     def installs(self):
         lines = (self.state / "log").read_text().splitlines()
         return [line.removeprefix("INSTALL ") for line in lines if line.startswith("INSTALL ")]
 
 
-def describe(call, status, out, err, installs):
-    return (
-        f"\n$ {call}\nexit status {status}\n--- stdout\n{out}--- stderr\n{err}"
-        f"--- installed\n" + "".join(f"{i}\n" for i in installs)
-    )
+class Run(NamedTuple):
+    """What a call did: its exit status, output, and the installs it made."""
+
+    call: str
+    status: int
+    out: str
+    err: str
+    installs: list
+
+    def __str__(self):
+        return (
+            f"\n$ {self.call}\nexit status {self.status}\n--- stdout\n{self.out}"
+            f"--- stderr\n{self.err}--- installed\n" + "".join(f"{i}\n" for i in self.installs)
+        )
+
+
+def fresh_run(call, installers=("sudo", "apt-get", "rustup", "cargo"), **env):
+    """`call` once on a fresh machine."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return Sandbox(tmp, installers).run(call, **env)
 
 
 class FreshMachine(unittest.TestCase):
@@ -184,46 +199,35 @@ class FreshMachine(unittest.TestCase):
         for call in script_calls():
             with self.subTest(call), tempfile.TemporaryDirectory() as tmp:
                 box = Sandbox(tmp)
-                status, out, err, installs = box.run(call)
-                report = describe(call, status, out, err, installs)
-                self.assertEqual(status, 0, "fails on a fresh machine" + report)
-                self.assertTrue(installs, "installs nothing on a fresh machine" + report)
-                self.assertEqual(out, "", "writes to stdout (reports go to stderr)" + report)
-                self.assertIn("install", err, "installs without saying so on stderr" + report)
+                run = box.run(call)
+                self.assertEqual(run.status, 0, f"fails on a fresh machine{run}")
+                self.assertTrue(run.installs, f"installs nothing on a fresh machine{run}")
+                self.assertEqual(run.out, "", f"writes to stdout (reports go to stderr){run}")
+                self.assertIn("install", run.err, f"installs without saying so on stderr{run}")
 
-                status, out, err, installs = box.run(call)
-                report = describe(call, status, out, err, installs)
-                self.assertEqual(status, 0, "fails once everything is installed" + report)
-                self.assertEqual(installs, [], "installs again what is present" + report)
-                self.assertEqual(out + err, "", "prints when nothing is missing" + report)
+                run = box.run(call)
+                self.assertEqual(run.status, 0, f"fails once everything is installed{run}")
+                self.assertEqual(run.installs, [], f"installs again what is present{run}")
+                self.assertEqual(run.out + run.err, "", f"prints when nothing is missing{run}")
 
     def test_rust_without_rustup_is_a_clear_error(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            box = Sandbox(tmp, installers=("sudo", "apt-get"))
-            status, out, err, installs = box.run("ensure_rust")
-            report = describe("ensure_rust", status, out, err, installs)
-            self.assertNotEqual(status, 0, report)
-            self.assertIn("rustup", err, report)
-            self.assertEqual(installs, [], report)
+        run = fresh_run("ensure_rust", installers=("sudo", "apt-get"))
+        self.assertNotEqual(run.status, 0, run)
+        self.assertIn("rustup", run.err, run)
+        self.assertEqual(run.installs, [], run)
 
     def test_a_failed_apt_install_is_repaired_and_retried_once(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            box = Sandbox(tmp)
-            status, out, err, installs = box.run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="once")
-            report = describe("ensure_debian hush-x hush-x", status, out, err, installs)
-            self.assertEqual(status, 0, report)
-            attempts = [i for i in installs if i.endswith("install -y -qq hush-x")]
-            self.assertEqual(len(attempts), 2, report)
-            self.assertTrue(any("install -f" in i for i in installs), report)
-            self.assertIn("retrying", err, report)
+        run = fresh_run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="once")
+        self.assertEqual(run.status, 0, run)
+        attempts = [i for i in run.installs if i.endswith("install -y -qq hush-x")]
+        self.assertEqual(len(attempts), 2, run)
+        self.assertTrue(any("install -f" in i for i in run.installs), run)
+        self.assertIn("retrying", run.err, run)
 
     def test_an_apt_install_that_keeps_failing_stops_the_script_with_its_error(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            box = Sandbox(tmp)
-            status, out, err, installs = box.run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="always")
-            report = describe("ensure_debian hush-x hush-x", status, out, err, installs)
-            self.assertNotEqual(status, 0, report)
-            self.assertIn("dpkg returned an error", err, report)
+        run = fresh_run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="always")
+        self.assertNotEqual(run.status, 0, run)
+        self.assertIn("dpkg returned an error", run.err, run)
 
 
 if __name__ == "__main__":
