@@ -8,7 +8,7 @@
 mod read;
 mod write;
 
-pub use read::Observation;
+pub use read::{ListDefaults, Observation};
 pub use write::{CoreV1, EventJson, EventsV1, PatchJson};
 
 use crate::model::options::Mode;

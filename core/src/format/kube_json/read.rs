@@ -1,5 +1,13 @@
 //! Reading one input object of either shape into an [`Observation`],
 //! rejecting what is not an Event with a clear message.
+//!
+//! Real dumps hold more than what the API server writes today, and each is
+//! read as it is: items of a list that leave `kind` and `apiVersion` to the
+//! list ([`ListDefaults`]); events with no `type` (core/v1 never required
+//! one); events whose only time is `metadata.creationTimestamp` (the API
+//! server's own termination events); and the internal objects older
+//! `kubectl cluster-info dump`s wrote (Go field names such as
+//! `InvolvedObject` and `FirstTimestamp`, `metadata` inlined).
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -22,29 +30,77 @@ pub struct Observation {
     pub event: Event,
     /// Which shape the input had.
     pub shape: Shape,
+    /// `metadata.creationTimestamp`: when the API server stored the event.
+    pub created: Option<Timestamp>,
 }
 
 impl Observation {
     /// The instant the event is observed: `at`, else `eventTime`, else
-    /// `lastTimestamp`, else `firstTimestamp`.
+    /// `lastTimestamp`, else `firstTimestamp`, else `metadata.creationTimestamp`.
     pub fn instant(&self) -> Option<Timestamp> {
         let e = &self.event;
         self.at
             .or(e.event_time)
             .or(e.last_timestamp)
             .or(e.first_timestamp)
+            .or(self.created)
     }
 }
 
+/// What a list says about its items: in an `EventList` an item without
+/// `kind` is an Event and one without `apiVersion` has the list's. A plain
+/// `List` (what `kubectl get -o json` prints) says nothing: its items name
+/// their own kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListDefaults {
+    kind: Option<String>,
+    api_version: Option<String>,
+}
+
+impl ListDefaults {
+    /// The defaults of a list of `kind` and `api_version` (as the list
+    /// document gives them).
+    pub fn of(kind: Option<&str>, api_version: Option<&str>) -> ListDefaults {
+        match kind.and_then(|k| k.strip_suffix("List")) {
+            Some(item) if !item.is_empty() => ListDefaults {
+                kind: Some(item.into()),
+                api_version: api_version.map(Into::into),
+            },
+            _ => ListDefaults::default(),
+        }
+    }
+
+    /// Reads one item of the list.
+    pub fn read<'de, D: serde::Deserializer<'de>>(&self, item: D) -> Result<Observation, D::Error> {
+        let mut repr = EventRepr::deserialize(item)?;
+        if repr.kind.is_none() {
+            repr.kind.clone_from(&self.kind);
+        }
+        if repr.api_version.is_none() {
+            repr.api_version.clone_from(&self.api_version);
+        }
+        Observation::try_from(repr).map_err(serde::de::Error::custom)
+    }
+}
+
+// The `alias`es are the Go field names of the internal objects old
+// `kubectl cluster-info dump`s wrote.
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
 struct RefRepr {
+    #[serde(alias = "Kind")]
     kind: Option<String>,
+    #[serde(alias = "Namespace")]
     namespace: Option<String>,
+    #[serde(alias = "Name")]
     name: Option<String>,
+    #[serde(alias = "UID")]
     uid: Option<String>,
+    #[serde(alias = "APIVersion")]
     api_version: Option<String>,
+    #[serde(alias = "ResourceVersion")]
     resource_version: Option<String>,
+    #[serde(alias = "FieldPath")]
     field_path: Option<String>,
 }
 
@@ -65,7 +121,9 @@ impl From<RefRepr> for ObjectReference {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct SourceRepr {
+    #[serde(alias = "Component")]
     component: Option<String>,
+    #[serde(alias = "Host")]
     host: Option<String>,
 }
 
@@ -76,13 +134,15 @@ struct MetaRepr {
     namespace: Option<String>,
     resource_version: Option<String>,
     annotations: Option<BTreeMap<String, String>>,
+    creation_timestamp: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SeriesRepr {
-    #[serde(default)]
+    #[serde(default, alias = "Count")]
     count: i32,
+    #[serde(alias = "LastObservedTime")]
     last_observed_time: Option<String>,
 }
 
@@ -93,27 +153,53 @@ struct EventRepr {
     kind: Option<String>,
     api_version: Option<String>,
     metadata: Option<MetaRepr>,
+    // `metadata`'s fields inlined, as in the internal objects (no
+    // `flatten`: it would buffer every record's fields).
+    #[serde(rename = "name")]
+    inlined_name: Option<String>,
+    #[serde(rename = "namespace")]
+    inlined_namespace: Option<String>,
+    #[serde(rename = "resourceVersion")]
+    inlined_resource_version: Option<String>,
+    #[serde(rename = "annotations")]
+    inlined_annotations: Option<BTreeMap<String, String>>,
+    #[serde(rename = "creationTimestamp")]
+    inlined_creation_timestamp: Option<String>,
+    #[serde(alias = "InvolvedObject")]
     involved_object: Option<RefRepr>,
     regarding: Option<RefRepr>,
+    #[serde(alias = "Reason")]
     reason: Option<String>,
+    #[serde(alias = "Message")]
     message: Option<String>,
     note: Option<String>,
+    #[serde(alias = "Source")]
     source: Option<SourceRepr>,
     deprecated_source: Option<SourceRepr>,
+    #[serde(alias = "FirstTimestamp")]
     first_timestamp: Option<String>,
+    #[serde(alias = "LastTimestamp")]
     last_timestamp: Option<String>,
     deprecated_first_timestamp: Option<String>,
     deprecated_last_timestamp: Option<String>,
+    #[serde(alias = "Count")]
     count: Option<i32>,
     deprecated_count: Option<i32>,
-    #[serde(rename = "type")]
+    #[serde(rename = "type", alias = "Type")]
     type_: Option<String>,
+    #[serde(alias = "EventTime")]
     event_time: Option<String>,
+    #[serde(alias = "Series")]
     series: Option<SeriesRepr>,
+    #[serde(alias = "Action")]
     action: Option<String>,
+    #[serde(alias = "Related")]
     related: Option<RefRepr>,
+    // The internal field behind core/v1's reportingComponent.
+    #[serde(alias = "ReportingController")]
     reporting_component: Option<String>,
     reporting_controller: Option<String>,
+    #[serde(alias = "ReportingInstance")]
     reporting_instance: Option<String>,
 }
 
@@ -174,8 +260,10 @@ impl TryFrom<EventRepr> for Observation {
             };
             return Err(format!("{field} is missing"));
         };
+        // core/v1 never required a type: an event without one is read (a
+        // series write of it is refused, as events.k8s.io/v1 would).
         let type_ = r.type_.unwrap_or_default();
-        if !is_valid_type(&type_) {
+        if !type_.is_empty() && !is_valid_type(&type_) {
             return Err(format!("type {type_:?} is not Normal or Warning"));
         }
         let series = match r.series {
@@ -186,7 +274,13 @@ impl TryFrom<EventRepr> for Observation {
                     .ok_or("series.lastObservedTime is missing")?,
             }),
         };
-        let meta = r.metadata.unwrap_or_default();
+        let meta = r.metadata.unwrap_or(MetaRepr {
+            name: r.inlined_name,
+            namespace: r.inlined_namespace,
+            resource_version: r.inlined_resource_version,
+            annotations: r.inlined_annotations,
+            creation_timestamp: r.inlined_creation_timestamp,
+        });
         let source = source.unwrap_or_default();
         let event = Event {
             metadata: ObjectMeta {
@@ -217,6 +311,7 @@ impl TryFrom<EventRepr> for Observation {
             at: time("at", r.at)?,
             event,
             shape,
+            created: time("metadata.creationTimestamp", meta.creation_timestamp)?,
         })
     }
 }

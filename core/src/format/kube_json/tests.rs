@@ -1,6 +1,7 @@
 //! Tests of the enclosing module.
 
 use super::*;
+use crate::model::time::Timestamp;
 use alloc::string::{String, ToString};
 use serde_json::{Value, json};
 
@@ -100,4 +101,144 @@ fn rejects_what_is_not_an_event() {
             .contains("invalid type")
     );
     assert!(err(json!([1, 2])).contains("invalid type"));
+}
+
+// The shapes of real dumps (see host/tests/real_shapes.rs for them replayed).
+
+#[test]
+fn an_event_with_only_a_creation_timestamp_is_observed_at_it() {
+    // As the API server's own termination events are stored.
+    let o = parse(json!({
+        "kind": "Event", "apiVersion": "v1", "type": "Normal", "reason": "TerminationStart",
+        "metadata": {"name": "kube-apiserver-m1.1797", "namespace": "openshift-kube-apiserver",
+                     "creationTimestamp": "2023-11-14T06:02:11Z"},
+        "involvedObject": {"kind": "Pod", "name": "kube-apiserver-m1"},
+        "eventTime": null, "firstTimestamp": null, "lastTimestamp": null
+    }))
+    .unwrap();
+    let created = Timestamp::parse_rfc3339("2023-11-14T06:02:11Z").unwrap();
+    assert_eq!(o.created, Some(created));
+    assert_eq!(o.instant(), Some(created));
+    // Any event time comes first.
+    let o = parse(json!({
+        "involvedObject": {}, "lastTimestamp": "2023-11-14T07:00:00Z",
+        "metadata": {"creationTimestamp": "2023-11-14T06:02:11Z"}
+    }))
+    .unwrap();
+    assert_eq!(o.instant(), o.event.last_timestamp);
+    assert!(
+        parse(json!({"involvedObject": {}, "metadata": {"creationTimestamp": "soon"}}))
+            .unwrap_err()
+            .contains("metadata.creationTimestamp")
+    );
+}
+
+#[test]
+fn an_event_without_a_type_is_read_but_not_one_of_another_type() {
+    // core/v1 never required a type (OpenShift's bootstrap events have none).
+    let o = parse(json!({"involvedObject": {"namespace": "kube-system"}, "source": {}})).unwrap();
+    assert_eq!(o.event.type_, "");
+    assert!(parse(json!({"involvedObject": {}, "type": "Error"})).is_err());
+}
+
+#[test]
+fn reads_the_internal_objects_of_old_cluster_info_dumps() {
+    // `kubectl cluster-info dump` of 2017-2019 wrote Go field names and
+    // inlined the metadata.
+    let o = parse(json!({
+        "name": "web-1.1589efe7dfc704b0", "namespace": "default", "resourceVersion": "3211",
+        "creationTimestamp": "2019-03-08T08:55:25Z",
+        "InvolvedObject": {"Kind": "Pod", "Namespace": "default", "Name": "web-1",
+                           "UID": "ea36d489", "APIVersion": "v1", "ResourceVersion": "3206",
+                           "FieldPath": "spec.containers{web}"},
+        "Reason": "Pulling", "Message": "pulling image \"nginx\"",
+        "Source": {"Component": "kubelet", "Host": "minikube"},
+        "FirstTimestamp": "2019-03-08T08:55:25Z", "LastTimestamp": "2019-03-08T08:55:26Z",
+        "Count": 2, "Type": "Normal", "EventTime": null, "Series": null, "Action": "",
+        "Related": null, "ReportingController": "kubelet", "ReportingInstance": "minikube"
+    }))
+    .unwrap();
+    let e = &o.event;
+    assert_eq!(o.shape, Shape::CoreV1);
+    assert_eq!(
+        (
+            e.metadata.name.as_str(),
+            e.metadata.namespace.as_str(),
+            e.metadata.resource_version.as_str()
+        ),
+        ("web-1.1589efe7dfc704b0", "default", "3211")
+    );
+    let r = &e.involved_object;
+    assert_eq!(
+        [
+            &r.kind,
+            &r.namespace,
+            &r.name,
+            &r.uid,
+            &r.api_version,
+            &r.resource_version,
+            &r.field_path
+        ],
+        [
+            "Pod",
+            "default",
+            "web-1",
+            "ea36d489",
+            "v1",
+            "3206",
+            "spec.containers{web}"
+        ]
+    );
+    assert_eq!(
+        (e.reason.as_str(), e.message.as_str()),
+        ("Pulling", "pulling image \"nginx\"")
+    );
+    assert_eq!(
+        (e.source.component.as_str(), e.source.host.as_str()),
+        ("kubelet", "minikube")
+    );
+    assert_eq!(e.count, 2);
+    assert_eq!(e.type_, "Normal");
+    assert_eq!(e.reporting_controller, "kubelet");
+    assert_eq!(e.reporting_instance, "minikube");
+    assert_eq!(o.instant(), e.last_timestamp);
+    assert_eq!(
+        o.created,
+        Timestamp::parse_rfc3339("2019-03-08T08:55:25Z").ok()
+    );
+}
+
+#[test]
+fn a_list_names_its_items_kind_and_api_version() {
+    let read = |list: &ListDefaults, item: Value| list.read(item).map_err(|e| e.to_string());
+    // An events.k8s.io/v1 item is read as one even with nothing but the list
+    // to say so.
+    let events = ListDefaults::of(Some("EventList"), Some("events.k8s.io/v1"));
+    let item = json!({"deprecatedSource": {"component": "kubelet"}, "type": "Normal"});
+    assert_eq!(
+        read(&events, item.clone()).unwrap_err(),
+        "regarding is missing"
+    );
+    assert_eq!(
+        read(&ListDefaults::default(), item).unwrap_err(),
+        "involvedObject is missing"
+    );
+    let o = read(&events, json!({"regarding": {"name": "p"}, "note": "n"})).unwrap();
+    assert_eq!(o.shape, Shape::EventsV1);
+    // What the item says wins over the list.
+    let o = read(&events, json!({"apiVersion": "v1", "involvedObject": {}})).unwrap();
+    assert_eq!(o.shape, Shape::CoreV1);
+    // Items of another kind's list are not Events.
+    let pods = ListDefaults::of(Some("PodList"), Some("v1"));
+    assert!(
+        read(&pods, json!({"metadata": {"name": "p"}}))
+            .unwrap_err()
+            .contains("\"Pod\"")
+    );
+    // A plain List leaves its items to name their own kind.
+    assert_eq!(
+        ListDefaults::of(Some("List"), Some("v1")),
+        ListDefaults::default()
+    );
+    assert_eq!(ListDefaults::of(None, Some("v1")), ListDefaults::default());
 }
