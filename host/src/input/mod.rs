@@ -1,12 +1,20 @@
 //! Reading recorded events: JSON Lines of Events (either shape, optional
-//! `"at"`), or one `kubectl get events -o json` list. Each bad record is an
-//! [`InputError`] naming where it is; reading goes on past it.
+//! `"at"`), or one document: a list (`kubectl get events -o json`, a
+//! `kubectl cluster-info dump` events.json, a must-gather `events.yaml`
+//! converted to JSON) or a single Event. A line of JSON Lines may itself be
+//! a whole list (YAML converted by a one-liner is one line). Each bad record
+//! is an [`InputError`] naming where it is; reading goes on past it.
+
+mod list;
 
 use std::fmt;
 use std::io::{self, BufRead};
+use std::sync::Arc;
 
-use hush_core::format::kube_json::Observation;
+use hush_core::format::kube_json::{ListDefaults, Observation};
 use serde_json::Value;
+
+use list::{Items, take_list};
 
 /// Longest record accepted, in bytes; a Kubernetes object is at most ~1.5 MiB.
 pub const MAX_RECORD_BYTES: usize = 2 * 1024 * 1024;
@@ -18,6 +26,8 @@ pub enum Position {
     Line(usize),
     /// An item of a list (0-based, as `items[N]`).
     Item(usize),
+    /// An item of a list that is one line of JSON Lines.
+    LineItem(usize, usize),
 }
 
 impl fmt::Display for Position {
@@ -25,6 +35,7 @@ impl fmt::Display for Position {
         match self {
             Position::Line(n) => write!(f, "line {n}"),
             Position::Item(n) => write!(f, "items[{n}]"),
+            Position::LineItem(line, n) => write!(f, "line {line} items[{n}]"),
         }
     }
 }
@@ -96,8 +107,9 @@ pub struct Raw {
 enum Body {
     /// A line of JSON Lines.
     Text(String),
-    /// An item of a list, or the single document.
-    Value(Value),
+    /// An item of a list (with what the list says about its items), or the
+    /// single document.
+    Value(Value, Arc<ListDefaults>),
     /// The document could not be parsed at all.
     Bad(InputError),
 }
@@ -108,7 +120,8 @@ impl Raw {
         let position = self.position;
         match self.body {
             Body::Text(text) => parse_record(position, &text),
-            Body::Value(value) => serde_json::from_value::<Observation>(value)
+            Body::Value(value, list) => list
+                .read(value)
                 .map(|o| (position, o))
                 .map_err(|e| describe(position, &e)),
             Body::Bad(e) => Err(e),
@@ -117,9 +130,10 @@ impl Raw {
 }
 
 /// The records `reader` holds, in order: JSON Lines (read lazily, blank
-/// lines skipped), or one multi-line document (a list with `items`, or a
-/// single Event), read whole. Records are parsed only when asked to
-/// ([`Raw::parse`]), so skipping records already replayed costs no parsing.
+/// lines skipped, a line holding a list gives its items), or one multi-line
+/// document (a list with `items`, or a single Event), read whole. Records
+/// are parsed only when asked to ([`Raw::parse`]), so skipping records
+/// already replayed costs no parsing.
 pub fn records<'a>(
     reader: impl BufRead + 'a,
 ) -> io::Result<Box<dyn Iterator<Item = io::Result<Raw>> + 'a>> {
@@ -137,21 +151,20 @@ pub fn records<'a>(
         }
     };
     if !looks_incomplete(&first) {
-        let first = Raw {
-            position: Position::Line(number),
-            body: Body::Text(first),
-        };
+        let first = Ok((number, first));
         let rest = lines
             .zip(number + 1..)
             .filter_map(|(line, number)| match line {
                 Ok(line) if line.trim().is_empty() => None,
-                Ok(line) => Some(Ok(Raw {
-                    position: Position::Line(number),
-                    body: Body::Text(line),
-                })),
+                Ok(line) => Some(Ok((number, line))),
                 Err(e) => Some(Err(e)),
             });
-        return Ok(Box::new(std::iter::once(Ok(first)).chain(rest)));
+        return Ok(Box::new(std::iter::once(first).chain(rest).flat_map(
+            |line| match line {
+                Ok((number, line)) => json_line(number, line),
+                Err(e) => Items::One(Some(Err(e))),
+            },
+        )));
     }
     let mut document = first;
     for line in lines {
@@ -169,6 +182,22 @@ fn looks_incomplete(line: &str) -> bool {
     )
 }
 
+/// The records of line `number` of JSON Lines: the line, or the items of
+/// the list it holds.
+fn json_line(number: usize, line: String) -> Items {
+    // Only a line naming an items key can be a list; others stay unparsed.
+    if (line.contains("\"items\"") || line.contains("\"Items\""))
+        && let Ok(mut value) = serde_json::from_str::<Value>(&line)
+        && let Some((list, items)) = take_list(&mut value)
+    {
+        return Items::Many(list, number, items.into_iter().enumerate());
+    }
+    Items::One(Some(Ok(Raw {
+        position: Position::Line(number),
+        body: Body::Text(line),
+    })))
+}
+
 fn read_document(first_line: usize, document: &str) -> Box<dyn Iterator<Item = Raw>> {
     let position = Position::Line(first_line);
     let mut value: Value = match serde_json::from_str(document) {
@@ -179,16 +208,15 @@ fn read_document(first_line: usize, document: &str) -> Box<dyn Iterator<Item = R
             return Box::new(std::iter::once(Raw { position, body }));
         }
     };
-    if let Some(Value::Array(items)) = value.get_mut("items") {
-        let items = std::mem::take(items);
-        return Box::new(items.into_iter().enumerate().map(|(i, item)| Raw {
+    if let Some((list, items)) = take_list(&mut value) {
+        return Box::new(items.into_iter().enumerate().map(move |(i, item)| Raw {
             position: Position::Item(i),
-            body: Body::Value(item),
+            body: Body::Value(item, list.clone()),
         }));
     }
     Box::new(std::iter::once(Raw {
         position,
-        body: Body::Value(value),
+        body: Body::Value(value, Arc::default()),
     }))
 }
 
@@ -248,6 +276,50 @@ mod tests {
                 .to_string()
                 .starts_with("items[1]: not an Event: type \"Bad\"")
         );
+    }
+
+    #[test]
+    fn a_list_on_one_line_gives_its_items() {
+        // What `json.dump(yaml.safe_load(...))` makes of a must-gather
+        // events.yaml: one line, no newline at the end.
+        let list = format!(
+            "{{\"apiVersion\":\"v1\",\"items\":[{EVENT},{{\"kind\":\"Pod\"}}],\"kind\":\"EventList\"}}"
+        );
+        let records = read(&format!("{EVENT}\n{list}\n{EVENT}"));
+        assert_eq!(records.len(), 4);
+        assert_eq!(records[0].as_ref().unwrap().0, Position::Line(1));
+        assert_eq!(records[1].as_ref().unwrap().0, Position::LineItem(2, 0));
+        assert_eq!(
+            records[2].as_ref().unwrap_err().to_string(),
+            "line 2 items[1]: not an Event: unknown kind \"Pod\": expected an Event"
+        );
+        assert_eq!(records[3].as_ref().unwrap().0, Position::Line(3));
+        // A message that mentions "items" is still an event.
+        let event = r#"{"involvedObject":{},"message":"\"items\" missing","lastTimestamp":"2024-05-01T10:00:00Z"}"#;
+        assert_eq!(read(event)[0].as_ref().unwrap().0, Position::Line(1));
+    }
+
+    #[test]
+    fn a_list_of_another_kind_is_not_events() {
+        let records = read(
+            "{\n\"kind\": \"PodList\", \"apiVersion\": \"v1\",\n\"items\": [{\"metadata\": {}}]}\n",
+        );
+        assert_eq!(
+            records[0].as_ref().unwrap_err().to_string(),
+            "items[0]: not an Event: unknown kind \"Pod\": expected an Event"
+        );
+    }
+
+    #[test]
+    fn the_items_of_an_old_cluster_info_dump() {
+        let item = r#"{"name": "p.1", "InvolvedObject": {"Kind": "Pod", "Name": "p"}, "Type": "Normal", "LastTimestamp": "2017-11-03T03:21:47Z"}"#;
+        let records = read(&format!(
+            "{{\n\"selfLink\": \"/api/v1/namespaces/default/events\",\n\"Items\": [{item}, {item}]}}\n"
+        ));
+        assert_eq!(records.len(), 2);
+        let (position, observation) = records[1].as_ref().unwrap();
+        assert_eq!(*position, Position::Item(1));
+        assert_eq!(observation.event.involved_object.name, "p");
     }
 
     #[test]
