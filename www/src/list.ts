@@ -9,6 +9,9 @@ import type { Kept, RunView } from './model';
 
 const ROW = 24;
 
+/** Text order for sorting (a collator is much faster than localeCompare on thousands of rows). */
+const collate = new Intl.Collator('en', { numeric: true }).compare;
+
 /** hush-web's "no instant" (i64::MIN). */
 const NONE = -(2n ** 63n);
 
@@ -108,7 +111,7 @@ export class List {
     const cmp = (a: number, b: number) => {
       const x = key(a);
       const y = key(b);
-      const c = typeof x === 'string' ? x.localeCompare(y as string) : x < (y as bigint) ? -1 : x > (y as bigint) ? 1 : 0;
+      const c = typeof x === 'string' ? collate(x, y as string) : x < (y as bigint) ? -1 : x > (y as bigint) ? 1 : 0;
       // Ties: the store's order (namespace, name), as hushd's table.
       return c !== 0 && !Number.isNaN(c) ? sign * c : a - b;
     };

@@ -124,6 +124,7 @@ async function load(source: Loaded, append = false, isLive = false): Promise<voi
     { kind: append && data ? 'append' : 'load', bytes: source.bytes, base, whatif: same ? null : { ...base, ...state.whatif } },
     [source.bytes],
   );
+  const laidOut = performance.now();
   const lay = buildLayout(reply.facts, reply.errors);
   const baseView = runView(lay, reply.base);
   data = {
@@ -136,9 +137,10 @@ async function load(source: Loaded, append = false, isLive = false): Promise<voi
   filters.setChoices(reply.facts, state.filter);
   showProblems(reply.errors);
   refresh(!append);
+  timeline.draw();
   const total = performance.now() - started;
   const f = reply.facts.at.length;
-  status.textContent = `${source.name}: ${count(f)} events${reply.errors.length ? `, ${count(reply.errors.length)} bad records` : ''} · read ${reply.readMillis.toFixed(0)} ms, correlated ${reply.base.millis.toFixed(0)} ms, shown in ${total.toFixed(0)} ms`;
+  status.textContent = `${source.name}: ${count(f)} events${reply.errors.length ? `, ${count(reply.errors.length)} bad records` : ''} · read ${reply.readMillis.toFixed(0)} ms, correlated ${reply.base.millis.toFixed(0)} ms, laid out and drawn ${(performance.now() - laidOut).toFixed(0)} ms, shown in ${total.toFixed(0)} ms`;
   document.body.dataset.status = 'ready';
   document.body.dataset.loadMillis = total.toFixed(1);
   $('#empty').hidden = true;

@@ -79,49 +79,50 @@ const key = (...parts: string[]) => parts.join('\0');
 export function layout(facts: Facts, errors: BadRecord[]): Layout {
   const s = facts.strings;
   const n = facts.at.length;
-  const firstSeen = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const k = key(s[facts.namespace[i]], s[facts.kind[i]], s[facts.name[i]], s[facts.reason[i]]);
-    if (!firstSeen.has(k)) firstSeen.set(k, facts.at[i]);
-  }
-  const rows: Row[] = [...firstSeen.keys()].map((k) => {
-    const [namespace, kind, name, reason] = k.split('\0');
-    return { namespace, kind, name, reason, first: false };
-  });
-  const seen = (r: Row) => firstSeen.get(key(r.namespace, r.kind, r.name, r.reason))!;
-  rows.sort(
-    (a, b) =>
-      a.namespace.localeCompare(b.namespace) ||
-      a.kind.localeCompare(b.kind) ||
-      a.name.localeCompare(b.name, undefined, { numeric: true }) ||
-      seen(a) - seen(b),
-  );
-  const rowOf = new Map<string, number>();
-  rows.forEach((r, i) => {
-    rowOf.set(key(r.namespace, r.kind, r.name, r.reason), i);
-    const prev = rows[i - 1];
-    r.first = !prev || prev.namespace !== r.namespace || prev.kind !== r.kind || prev.name !== r.name;
-  });
-  // Row of each distinct (namespace, kind, name, reason) id tuple, without a string per event.
-  const inputRow = new Int32Array(n);
-  const byIds = new Map<string, number>();
+  const S = s.length;
+  // Distinct (namespace, kind, name, reason) id tuples, found with two
+  // number-keyed maps (no string per event): object part, then kind and reason.
+  const tuples = new Map<number, Map<number, number>>();
+  const firsts: number[] = [];
+  const found: number[] = [];
+  const tupleOf = new Int32Array(n);
   let from = Infinity;
   let to = -Infinity;
   for (let i = 0; i < n; i++) {
-    const ids = `${facts.namespace[i]},${facts.kind[i]},${facts.name[i]},${facts.reason[i]}`;
-    let row = byIds.get(ids);
-    if (row === undefined) {
-      row = rowOf.get(key(s[facts.namespace[i]], s[facts.kind[i]], s[facts.name[i]], s[facts.reason[i]]))!;
-      byIds.set(ids, row);
+    const k1 = facts.name[i] * S + facts.namespace[i];
+    const k2 = facts.kind[i] * S + facts.reason[i];
+    let inner = tuples.get(k1);
+    if (!inner) tuples.set(k1, (inner = new Map()));
+    let t = inner.get(k2);
+    if (t === undefined) {
+      t = firsts.length;
+      inner.set(k2, t);
+      firsts.push(facts.at[i]);
+      found.push(i);
     }
-    inputRow[i] = row;
+    tupleOf[i] = t;
     const at = facts.at[i];
     if (at < from) from = at;
     if (at > to) to = at;
   }
+  const rows: (Row & { tuple: number })[] = found.map((i, tuple) => ({
+    namespace: s[facts.namespace[i]], kind: s[facts.kind[i]], name: s[facts.name[i]], reason: s[facts.reason[i]], first: false, tuple,
+  }));
+  const order = new Intl.Collator('en', { numeric: true }).compare;
+  rows.sort((a, b) => order(a.namespace, b.namespace) || order(a.kind, b.kind) || order(a.name, b.name) || firsts[a.tuple] - firsts[b.tuple]);
+  const rowOfTuple = new Int32Array(rows.length);
+  const rowOf = new Map<string, number>();
+  rows.forEach((r, i) => {
+    rowOfTuple[r.tuple] = i;
+    rowOf.set(key(r.namespace, r.kind, r.name, r.reason), i);
+    const prev = rows[i - 1];
+    r.first = !prev || prev.namespace !== r.namespace || prev.kind !== r.kind || prev.name !== r.name;
+  });
+  const inputRow = new Int32Array(n);
+  for (let i = 0; i < n; i++) inputRow[i] = rowOfTuple[tupleOf[i]];
   const rowInputs = group(n, rows.length, (i) => inputRow[i], (i) => facts.at[i]);
   if (!Number.isFinite(from)) from = to = Date.now();
-  return { facts, errors, rows, inputRow, rowInputs, rowOf, from, to };
+  return { facts, errors, rows: rows.map(({ tuple: _, ...r }) => r), inputRow, rowInputs, rowOf, from, to };
 }
 
 /** One run seen through a layout: decisions as `Act`s, stored events and timer writes by row. */
