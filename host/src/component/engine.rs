@@ -15,7 +15,7 @@ use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker, ResourceAny};
 
 use super::convert::{
-    decision_from_wit, event_from_wit, retried_from_wit, stats_from_wit, tick_from_wit, wit_event,
+    decision_from_wit, event_from_wit, retried_from_wit, stats_from_wit, tick_from_wit,
     wit_event_from, wit_options,
 };
 use super::exports::hush::correlator::correlator::GuestCorrelator;
@@ -255,7 +255,7 @@ impl<S: Sink + Default + Send + 'static> ComponentEngine<S> {
     /// Correlates one event observed at `now` (a copy of it goes to the guest).
     pub fn observe_at(&mut self, event: &Event, now: Timestamp) -> Decision {
         self.store.data_mut().clock = HostClock::Virtual(now);
-        self.observe_wit(wit_event(event))
+        self.observe_wit(wit_event_from(event.clone()))
     }
 
     fn observe_wit(&mut self, event: types::Event) -> Decision {

@@ -15,7 +15,7 @@ pub mod lines;
 pub mod read;
 
 mod convert {
-    hush_wit_convert::conversions!(
+    hush_wit_convert::reader_conversions!(
         types = crate::bindings::hush::correlator::types,
         api = crate::bindings::hush::correlator::correlator
     );

@@ -16,7 +16,7 @@ pub(crate) mod owned {
     };
 }
 
-hush_wit_convert::conversions!(
+hush_wit_convert::guest_conversions!(
     types = crate::convert::owned,
     api = crate::bindings::exports::hush::correlator::correlator
 );

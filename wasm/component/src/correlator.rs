@@ -53,7 +53,7 @@ impl api::Guest for Component {
 
 impl api::GuestCorrelator for Correlator {
     fn create(options: api::Options) -> Result<api::Correlator, api::OptionsError> {
-        let recorder = Recorder::new(options_from_wit(options)?)
+        let recorder = Recorder::new(options_from_wit(options))
             .map_err(|e| options_error(e.field, e.problem))?;
         Ok(api::Correlator::new(Correlator::new(recorder)))
     }
@@ -62,7 +62,7 @@ impl api::GuestCorrelator for Correlator {
         options: api::Options,
         snapshot: Vec<u8>,
     ) -> Result<api::Correlator, api::RestoreError> {
-        let options = options_from_wit(options).map_err(api::RestoreError::Options)?;
+        let options = options_from_wit(options);
         let recorder = Recorder::restore(options, &snapshot).map_err(|e| match e {
             SnapshotError::Options(e) => {
                 api::RestoreError::Options(options_error(e.field, e.problem))
