@@ -321,7 +321,19 @@ async function start(): Promise<void> {
     }
   });
   if (document.body.dataset.status === 'starting') document.body.dataset.status = 'idle';
+  if (!state.source && (await servedByHushd())) state.source = `live:${location.origin}`;
   reloadSource();
+}
+
+/** Whether this page comes from a Kubernetes API (hushd serve embeds the dashboard): then it shows that server live. */
+async function servedByHushd(): Promise<boolean> {
+  if (!location.protocol.startsWith('http')) return false;
+  try {
+    const response = await fetch(`${location.origin}/version`, { headers: { Accept: 'application/json' } });
+    return response.ok && typeof (await response.json()).gitVersion === 'string';
+  } catch {
+    return false;
+  }
 }
 
 function reloadSource(): void {
