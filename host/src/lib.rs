@@ -11,6 +11,7 @@ pub mod component;
 pub mod input;
 pub mod options;
 pub mod replay;
+pub mod serve;
 pub mod sinks;
 pub mod state;
 pub mod table;

@@ -1,0 +1,251 @@
+//! `/metrics`: what `hushd serve` counts, in the Prometheus (OpenMetrics)
+//! text format. Requests by verb and code with latency histograms,
+//! correlation decisions by action and rule, drops by cause, bad input by
+//! kind, limits hit, store rows and bytes, commits, watchers, TTL
+//! deletions and component traps.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// The Content-Type of `/metrics`.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// A request's verb (Kubernetes' names) and status code.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    /// `create`, `list`, `watch`, `get`, …, or `discovery`, `metrics`, `other`.
+    pub verb: &'static str,
+    /// The HTTP status.
+    pub code: u16,
+}
+
+/// A request's verb.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct VerbLabels {
+    /// See [`RequestLabels::verb`].
+    pub verb: &'static str,
+}
+
+/// A correlation decision.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DecisionLabels {
+    /// `create`, `patch`, `drop`, `absorb`, `refuse`.
+    pub action: &'static str,
+    /// The rule (`first-seen`, `repeat`, …, or `as-sent` for writes not correlated).
+    pub rule: &'static str,
+}
+
+/// A cause (of a drop, a bad request, a limit).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CauseLabels {
+    /// The cause.
+    pub cause: &'static str,
+}
+
+/// Every metric of the daemon.
+pub struct Metrics {
+    registry: Registry,
+    /// Requests answered.
+    pub requests: Family<RequestLabels, Counter>,
+    /// Request latency until the answer's head (whole stream for watches excluded).
+    pub latency: Family<VerbLabels, Histogram>,
+    /// Correlation decisions.
+    pub decisions: Family<DecisionLabels, Counter>,
+    /// Events not stored, by cause.
+    pub drops: Family<CauseLabels, Counter>,
+    /// Requests refused as bad input, by kind.
+    pub bad_requests: Family<CauseLabels, Counter>,
+    /// Requests refused by a limit, by limit.
+    pub limited: Family<CauseLabels, Counter>,
+    /// Events stored.
+    pub store_rows: Gauge,
+    /// Bytes the store takes on disk.
+    pub store_bytes: Gauge,
+    /// Store transactions committed.
+    pub commits: Counter,
+    /// Store transactions that failed.
+    pub commit_failures: Counter,
+    /// Commands per committed transaction.
+    pub batch_size: Histogram,
+    /// Commit latency.
+    pub commit_seconds: Histogram,
+    /// Open watches.
+    pub watchers: Gauge,
+    /// Events deleted by the TTL sweeper.
+    pub ttl_deletions: Counter,
+    /// Traps of the correlator component survived.
+    pub traps: Counter,
+    /// Open connections.
+    pub connections: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// Registers every metric.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("hush");
+        let latency = Family::<VerbLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0001, 2.5, 14))
+        });
+        let m = Metrics {
+            requests: Family::default(),
+            latency,
+            decisions: Family::default(),
+            drops: Family::default(),
+            bad_requests: Family::default(),
+            limited: Family::default(),
+            store_rows: Gauge::default(),
+            store_bytes: Gauge::default(),
+            commits: Counter::default(),
+            commit_failures: Counter::default(),
+            batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 13)),
+            commit_seconds: Histogram::new(exponential_buckets(0.0001, 2.5, 14)),
+            watchers: Gauge::default(),
+            ttl_deletions: Counter::default(),
+            traps: Counter::default(),
+            connections: Gauge::default(),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by Kubernetes verb and status code",
+            m.requests.clone(),
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer a request (a watch: to start streaming), by verb",
+            m.latency.clone(),
+        );
+        registry.register(
+            "decisions",
+            "Correlation decisions on written events, by action and rule",
+            m.decisions.clone(),
+        );
+        registry.register("drops", "Events not stored, by cause", m.drops.clone());
+        registry.register(
+            "bad_requests",
+            "Requests refused as bad input, by kind",
+            m.bad_requests.clone(),
+        );
+        registry.register(
+            "limited_requests",
+            "Requests refused by a limit, by limit",
+            m.limited.clone(),
+        );
+        registry.register("store_rows", "Events stored", m.store_rows.clone());
+        registry.register(
+            "store_bytes",
+            "Bytes the store takes on disk (database and write-ahead log)",
+            m.store_bytes.clone(),
+        );
+        registry.register(
+            "store_commits",
+            "Store transactions committed (each holds a batch of writes)",
+            m.commits.clone(),
+        );
+        registry.register(
+            "store_commit_failures",
+            "Store transactions that failed (their writes were answered 503)",
+            m.commit_failures.clone(),
+        );
+        registry.register(
+            "store_batch_size",
+            "Writer commands per store transaction",
+            m.batch_size.clone(),
+        );
+        registry.register(
+            "store_commit_duration_seconds",
+            "Time to make a transaction durable",
+            m.commit_seconds.clone(),
+        );
+        registry.register("watchers", "Open watches", m.watchers.clone());
+        registry.register(
+            "ttl_deletions",
+            "Events deleted because their TTL passed",
+            m.ttl_deletions.clone(),
+        );
+        registry.register(
+            "component_traps",
+            "Traps of the correlator component survived",
+            m.traps.clone(),
+        );
+        registry.register(
+            "connections",
+            "Open HTTP connections",
+            m.connections.clone(),
+        );
+        Metrics { registry, ..m }
+    }
+
+    /// Counts one bad request of `kind`.
+    pub fn bad(&self, kind: &'static str) {
+        self.bad_requests
+            .get_or_create(&CauseLabels { cause: kind })
+            .inc();
+    }
+
+    /// Counts one request refused by `limit`.
+    pub fn limit(&self, limit: &'static str) {
+        self.limited
+            .get_or_create(&CauseLabels { cause: limit })
+            .inc();
+    }
+
+    /// Counts one decision.
+    pub fn decision(&self, action: &'static str, rule: &'static str) {
+        self.decisions
+            .get_or_create(&DecisionLabels { action, rule })
+            .inc();
+    }
+
+    /// Counts one dropped event.
+    pub fn dropped(&self, cause: &'static str) {
+        self.drops.get_or_create(&CauseLabels { cause }).inc();
+    }
+
+    /// The metrics as text.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry)
+            .expect("writing to a String");
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_are_exposed_with_their_labels() {
+        let m = Metrics::new();
+        m.requests
+            .get_or_create(&RequestLabels {
+                verb: "create",
+                code: 201,
+            })
+            .inc();
+        m.decision("patch", "repeat");
+        m.store_rows.set(3);
+        let text = m.encode();
+        assert!(
+            text.contains("hush_http_requests_total{verb=\"create\",code=\"201\"} 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("hush_decisions_total{action=\"patch\",rule=\"repeat\"} 1"),
+            "{text}"
+        );
+        assert!(text.contains("hush_store_rows 3"), "{text}");
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

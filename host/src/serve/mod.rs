@@ -1,0 +1,275 @@
+//! `hushd serve`: a Kubernetes events API with server-side correlation.
+//!
+//! The daemon's parts, each in its module:
+//!
+//! * [`http`]: the HTTP/1.1 server, connection limits, request metrics;
+//! * [`api`]: discovery, the event endpoints, Tables, watches, `Status`
+//!   errors;
+//! * [`object`]: the stored Event and its two JSON views;
+//! * [`writer`]: the single writer, group-committing every change;
+//! * [`correlate`]: the correlator component with the writer as its sink;
+//! * [`store`]: the narrow store traits and the SQLite backend;
+//! * [`watch`]: fan-out of committed changes with resumable history;
+//! * [`metrics`]: the Prometheus counters.
+
+pub mod api;
+pub mod correlate;
+pub mod http;
+pub mod metrics;
+pub mod object;
+pub mod store;
+pub mod watch;
+pub mod writer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_go_writes_them() {
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        for bad in ["", "10", "1x", "h", "-1s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use hush_core::Options;
+use tokio::sync::Semaphore;
+
+use self::api::{App, Limits};
+use self::correlate::{CorrelateMode, Correlators};
+use self::http::ConnectionLimits;
+use self::metrics::Metrics;
+use self::store::EventStore;
+use self::store::sqlite::{Durability, SqliteStore};
+use self::watch::Hub;
+use self::writer::WriterConfig;
+use self::writer::tx::Tx;
+use crate::component::{Guards, Plugin};
+
+/// Everything `hushd serve` is told.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// The SQLite database.
+    pub db: PathBuf,
+    /// Which creates are correlated.
+    pub correlate: CorrelateMode,
+    /// The correlators' options (the mode is set per correlator).
+    pub options: Options,
+    /// The correlator component to run (the embedded one when `None`).
+    pub plugin: Option<PathBuf>,
+    /// How long an event is kept after its last write.
+    pub event_ttl: Duration,
+    /// How hard commits push to disk.
+    pub durability: Durability,
+    /// Request limits.
+    pub limits: Limits,
+    /// Connection limits.
+    pub connections: ConnectionLimits,
+    /// Changes kept for watches to resume from.
+    pub watch_history: usize,
+    /// The writer's batching and housekeeping.
+    pub writer: WriterConfig,
+}
+
+/// A running server, for embedding (tests, `--demo`).
+pub struct Running {
+    /// The address it listens on.
+    pub address: SocketAddr,
+    shutdown: tokio::sync::watch::Sender<bool>,
+    server: tokio::task::JoinHandle<()>,
+    writer: std::thread::JoinHandle<Result<(), String>>,
+}
+
+impl Running {
+    /// Stops accepting, lets requests finish, flushes the store and
+    /// snapshots the correlators.
+    pub async fn stop(self) -> Result<(), String> {
+        let _ = self.shutdown.send(true);
+        self.server
+            .await
+            .map_err(|e| format!("the server task failed: {e}"))?;
+        tokio::task::spawn_blocking(move || self.writer.join())
+            .await
+            .map_err(|e| format!("joining the writer failed: {e}"))?
+            .map_err(|_| "the writer thread panicked".to_string())?
+    }
+}
+
+/// Opens the store, restores the correlators and starts serving on the
+/// current Tokio runtime; `fallback` answers paths the API does not.
+pub async fn start(
+    config: Config,
+    fallback: Option<axum::Router<Arc<App>>>,
+) -> Result<Running, String> {
+    let (mut store, reader) =
+        SqliteStore::open(&config.db, config.durability).map_err(|e| e.to_string())?;
+    let recovered = store.recover().map_err(|e| e.to_string())?;
+    tracing::info!(
+        db = %config.db.display(),
+        events = recovered.rows,
+        resource_version = recovered.resource_version,
+        journal = recovered.journal.len(),
+        "store opened"
+    );
+    let ttl_nanos = i64::try_from(config.event_ttl.as_nanos()).unwrap_or(i64::MAX);
+    let tx = Arc::new(Mutex::new(Tx::new(
+        Box::new(store),
+        recovered.resource_version,
+        recovered.rows,
+        ttl_nanos,
+    )));
+    let modes = config.correlate.modes();
+    let correlators = if modes.is_empty() {
+        None
+    } else {
+        let plugin = match &config.plugin {
+            Some(path) => Plugin::from_file(path)?,
+            None => Plugin::embedded()?,
+        };
+        let options = config.options.clone();
+        let tx = tx.clone();
+        let recovered = recovered.clone();
+        let mut correlators = tokio::task::spawn_blocking(move || {
+            Correlators::open(plugin, &options, &modes, Guards::default(), tx, &recovered)
+        })
+        .await
+        .map_err(|e| format!("starting the correlators failed: {e}"))??;
+        for warning in correlators.warnings.drain(..) {
+            tracing::warn!("{warning}");
+        }
+        Some(correlators)
+    };
+    tx.lock()
+        .expect("the writer's transaction")
+        .commit()
+        .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
+    let metrics = Arc::new(Metrics::new());
+    let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
+    let (writer, writer_thread) = writer::spawn(
+        config.writer.clone(),
+        tx,
+        correlators,
+        hub.clone(),
+        metrics.clone(),
+        tokio::runtime::Handle::current(),
+    );
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let (shutdown, stopping) = tokio::sync::watch::channel(false);
+    let app = Arc::new(App {
+        reader,
+        writer,
+        hub,
+        metrics: metrics.clone(),
+        correlate: config.correlate,
+        inflight: Arc::new(Semaphore::new(config.limits.max_inflight)),
+        watch_slots: Arc::new(Semaphore::new(config.limits.max_watchers)),
+        limits: config.limits.clone(),
+        shutdown: stopping.clone(),
+        address: address.to_string(),
+    });
+    let router = api::routes(app, fallback);
+    let server = tokio::spawn(http::serve(
+        listener,
+        router,
+        config.connections.clone(),
+        metrics,
+        stopping,
+    ));
+    Ok(Running {
+        address,
+        shutdown,
+        server,
+        writer: writer_thread,
+    })
+}
+
+/// Parses a duration as Go and the API server's flags write them: a
+/// sequence of numbers with units (`ms`, `s`, `m`, `h`), e.g. `1h`,
+/// `90s`, `1m30s`, `500ms`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text:?} is not a duration (e.g. 1h, 30m, 2s, 500ms)");
+    let mut total = Duration::ZERO;
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .ok_or_else(bad)?;
+        let number: f64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let seconds = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(bad()),
+        };
+        total += Duration::try_from_secs_f64(number * seconds).map_err(|_| bad())?;
+        rest = &rest[unit_len..];
+    }
+    Ok(total)
+}
+
+/// Resolves once `shutdown` turns true.
+pub async fn stopped(shutdown: &mut tokio::sync::watch::Receiver<bool>) {
+    // An error means the sender is gone: stopping too.
+    let _ = shutdown.wait_for(|stopping| *stopping).await;
+}
+
+/// Resolves when the process is asked to stop (SIGTERM or SIGINT).
+pub async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// `hushd serve`: runs until SIGTERM or SIGINT, then stops cleanly.
+pub fn run(config: Config) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("hushd")
+        .build()
+        .map_err(|e| format!("starting the runtime failed: {e}"))?;
+    runtime.block_on(async {
+        let running = start(config.clone(), None).await?;
+        tracing::info!(address = %running.address, correlate = ?config.correlate, "serving");
+        eprintln!("hushd serve: listening on http://{}", running.address);
+        stop_signal().await;
+        tracing::info!(
+            "stopping: finishing requests, flushing the store, snapshotting the correlators"
+        );
+        running.stop().await?;
+        tracing::info!("stopped");
+        Ok(())
+    })
+}
