@@ -148,3 +148,14 @@ ensure_python_venv() {
     "$dir/bin/pip" install -q --disable-pip-version-check -r "$requirements" >&2
     cp "$requirements" "$dir/requirements.txt"
 }
+
+# kubectl for the serve tests: the one installed (e.g. the Google Cloud
+# SDK's), else Debian's kubernetes-client (v1.20, too old for `kubectl
+# events`: those checks then say they were skipped and why).
+ensure_kubectl() { ensure_debian kubectl kubernetes-client; }
+
+# The official Kubernetes Python client, pinned in
+# tests/python/requirements.txt, for the serve tests.
+ensure_python_client() {
+    ensure_python_venv target/python-client tests/python/requirements.txt
+}
