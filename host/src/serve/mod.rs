@@ -138,7 +138,12 @@ pub async fn start(
             Some(path) => Plugin::from_file(path)?,
             None => Plugin::embedded()?,
         };
-        let options = config.options.clone();
+        // Clients choose the events, so the key hasher gets a secret seed
+        // (kept by the snapshots across restarts).
+        let options = Options {
+            hash_seed: uuid::Uuid::new_v4().as_u64_pair().0,
+            ..config.options.clone()
+        };
         let tx = tx.clone();
         let recovered = recovered.clone();
         let mut correlators = tokio::task::spawn_blocking(move || {

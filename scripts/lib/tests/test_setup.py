@@ -34,7 +34,7 @@ sort stat tail tar tee touch tr true false uname uniq wc xargs""".split()
 
 # Debian packages whose command is neither the package's name nor a file
 # it lists in /usr/bin (dpkg-query -L, which the fake apt-get reads).
-PROVIDES = {"build-essential": ["cc", "gcc", "make"]}
+PROVIDES = {"build-essential": ["cc", "gcc", "make"], "kubernetes-client": ["kubectl"]}
 
 HOST = "x86_64-unknown-linux-gnu"
 RUST_DEFAULTS = [f"{c}-{HOST}" for c in ("cargo", "rustc", "rust-std")]

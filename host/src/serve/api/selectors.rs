@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use hush_core::validate::is_qualified_name;
+use hush_core::model::validate::is_qualified_name;
 
 use super::status::ApiError;
 use crate::serve::object::{EventObject, Group};

@@ -15,9 +15,9 @@ pub mod sink;
 
 use std::sync::Arc;
 
-use hush_core::replay::{Decision, Engine};
-use hush_core::stats::Stats;
-use hush_core::time::UniqueInstants;
+use hush_core::Stats;
+use hush_core::format::replay::{Decision, Engine};
+use hush_core::model::time::UniqueInstants;
 use hush_core::{Mode, Options, Timestamp};
 
 use self::journal::Record;
@@ -189,8 +189,20 @@ impl Correlators {
     ) -> Result<Slot, String> {
         let id = engine_id(mode);
         let snapshot = snapshots.iter().find(|s| s.engine == id);
+        let mut options = options;
         let usable = snapshot.filter(|s| match journal::decode_options(&s.options) {
-            Ok(saved) if saved == options => true,
+            // The key hasher's seed is chosen at random on the first start
+            // and kept by the snapshots: it is not an option that changed.
+            Ok(saved)
+                if saved
+                    == Options {
+                        hash_seed: saved.hash_seed,
+                        ..options.clone()
+                    } =>
+            {
+                options.hash_seed = saved.hash_seed;
+                true
+            }
             Ok(_) => {
                 self.warnings.push(format!(
                     "the {mode:?} correlator's options changed since its snapshot; it starts empty"

@@ -3,7 +3,7 @@
 //! seconds, `MicroTime` with exactly six fractional digits, zero times as
 //! `null` where Go writes them.
 
-use hush_core::time::Rfc3339;
+use hush_core::model::time::Rfc3339;
 use hush_core::{EventSeries, EventSource, ObjectReference, Timestamp};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 

@@ -4,8 +4,8 @@
 //! create and update passes. Each problem is a [`Cause`] naming its field
 //! in the request's group.
 
-use hush_core::name::is_dns1123_subdomain;
-use hush_core::validate::is_qualified_name;
+use hush_core::model::name::is_dns1123_subdomain;
+use hush_core::model::validate::is_qualified_name;
 use hush_core::{Event, Timestamp};
 
 use super::{EventObject, Group};

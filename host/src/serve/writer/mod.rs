@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hush_core::writer::{DropCause, WriteStatus};
 use hush_core::{Action, Mode, Rule, Timestamp};
+use hush_core::{DropCause, WriteStatus};
 use tokio::sync::{mpsc, oneshot};
 
 use self::tx::{SharedTx, TxError};
@@ -238,6 +238,7 @@ fn action_name(action: Action) -> &'static str {
         Action::Drop => "drop",
         Action::Absorb => "absorb",
         Action::Refuse => "refuse",
+        Action::Trap => "trap",
     }
 }
 
@@ -625,11 +626,14 @@ impl Loop {
             (Some(WriteStatus::Dropped(cause)), _) => Err(match cause {
                 DropCause::SpamFiltered => self.spam_filtered(mode, &observed.decision),
                 DropCause::AlreadyExists => WriteError::AlreadyExists,
-                DropCause::Refused(m) | DropCause::Invalid(m) => WriteError::Refused(m.clone()),
+                DropCause::Refused(m) => WriteError::Refused(m.clone()),
+                DropCause::Rejected { message, .. } => WriteError::Refused(message.clone()),
                 DropCause::NotFound => WriteError::NotFound,
                 DropCause::HeldQueueFull => {
                     WriteError::Unavailable("the correlator's held queue is full".into())
                 }
+                DropCause::GaveUp { error, .. } => WriteError::Unavailable(error.clone()),
+                DropCause::Trapped(m) => WriteError::Trapped(m.clone()),
             }),
             (Some(WriteStatus::Held { .. }), _) => Err(WriteError::Unavailable(
                 "the write is held for a retry".into(),
@@ -641,12 +645,16 @@ impl Loop {
         Answer { result, decision }
     }
 
-    fn spam_filtered(&self, mode: Mode, decision: &hush_core::replay::Decision) -> WriteError {
+    fn spam_filtered(
+        &self,
+        mode: Mode,
+        decision: &hush_core::format::replay::Decision,
+    ) -> WriteError {
         let qps = self
             .correlators
             .as_ref()
             .and_then(|c| c.options(mode))
-            .map_or(1.0 / 300.0, |o| f64::from(o.qps));
+            .map_or(1.0 / 300.0, |o| f64::from(o.populated().qps));
         let why = decision.why.as_ref();
         let tokens = why.and_then(|w| w.tokens).unwrap_or(0.0).clamp(0.0, 1.0);
         let wait = if qps > 0.0 {
