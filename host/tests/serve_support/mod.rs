@@ -206,7 +206,7 @@ fn write_request(
     path: &str,
     headers: &[(&str, &str)],
     body: &[u8],
-) {
+) -> std::io::Result<()> {
     let mut head = format!(
         "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
         body.len()
@@ -215,8 +215,8 @@ fn write_request(
         head.push_str(&format!("{name}: {value}\r\n"));
     }
     head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body)
 }
 
 /// Reads a response head: status and headers.
@@ -264,12 +264,29 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Response {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write_request(&mut stream, method, path, headers, body);
+    try_request(port, method, path, headers, body)
+        .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+}
+
+/// One request on a new connection; an error when the server is gone or
+/// closes the connection without answering.
+pub fn try_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Response> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+    write_request(&mut stream, method, path, headers, body)?;
     let mut reader = BufReader::new(stream);
+    if reader.fill_buf()?.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the server closed the connection",
+        ));
+    }
     let (status, headers) = read_head(&mut reader);
     let header = |n: &str| {
         headers
@@ -279,7 +296,7 @@ pub fn request(
     };
     let body = if let Some(length) = header("content-length") {
         let mut body = vec![0; length.parse().unwrap()];
-        reader.read_exact(&mut body).unwrap();
+        reader.read_exact(&mut body)?;
         body
     } else if header("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
         let mut body = Vec::new();
@@ -289,14 +306,14 @@ pub fn request(
         body
     } else {
         let mut body = Vec::new();
-        reader.read_to_end(&mut body).unwrap();
+        reader.read_to_end(&mut body)?;
         body
     };
-    Response {
+    Ok(Response {
         status,
         headers,
         body,
-    }
+    })
 }
 
 /// A streaming response read line by line (watch events).
@@ -313,7 +330,7 @@ impl Stream {
         stream
             .set_read_timeout(Some(Duration::from_secs(30)))
             .unwrap();
-        write_request(&mut stream, "GET", path, headers, b"");
+        write_request(&mut stream, "GET", path, headers, b"").unwrap();
         let mut reader = BufReader::new(stream);
         let (status, headers) = read_head(&mut reader);
         Stream {
