@@ -102,7 +102,14 @@ pub async fn limit_and_measure(
     } else {
         None
     };
+    let gauge = permit.as_ref().map(|_| app.metrics.inflight.clone());
+    if let Some(g) = &gauge {
+        g.inc();
+    }
     let response = next.run(request).await;
+    if let Some(g) = &gauge {
+        g.dec();
+    }
     drop(permit);
     record(&app.metrics, verb, &response, started);
     response

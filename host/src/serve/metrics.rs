@@ -81,6 +81,8 @@ pub struct Metrics {
     pub traps: Counter,
     /// Open connections.
     pub connections: Gauge,
+    /// Requests being handled (watches aside).
+    pub inflight: Gauge,
 }
 
 impl Default for Metrics {
@@ -113,6 +115,7 @@ impl Metrics {
             ttl_deletions: Counter::default(),
             traps: Counter::default(),
             connections: Gauge::default(),
+            inflight: Gauge::default(),
             registry: Registry::default(),
         };
         registry.register(
@@ -177,6 +180,11 @@ impl Metrics {
             "component_traps",
             "Traps of the correlator component survived",
             m.traps.clone(),
+        );
+        registry.register(
+            "inflight_requests",
+            "Requests being handled, watches aside (at most --max-inflight)",
+            m.inflight.clone(),
         );
         registry.register(
             "connections",
