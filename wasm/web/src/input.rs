@@ -9,7 +9,7 @@ use core::fmt;
 use core::ops::Range;
 
 use hush_core::Timestamp;
-use hush_core::format::kube_json::{Observation, Shape};
+use hush_core::format::kube_json::{ListDefaults, Observation, Shape};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -24,6 +24,8 @@ pub enum Position {
     Line(usize),
     /// An item of a list (0-based, as `items[N]`).
     Item(usize),
+    /// An item of a list that is one line of JSON Lines.
+    LineItem(usize, usize),
 }
 
 impl fmt::Display for Position {
@@ -31,6 +33,7 @@ impl fmt::Display for Position {
         match self {
             Position::Line(n) => write!(f, "line {n}"),
             Position::Item(n) => write!(f, "items[{n}]"),
+            Position::LineItem(line, n) => write!(f, "line {line} items[{n}]"),
         }
     }
 }
@@ -48,20 +51,52 @@ pub struct Record {
 }
 
 /// The records of `text`, in order. The first non-blank line decides: a
-/// complete JSON value means JSON Lines (blank lines skipped), else the
-/// whole text is one document.
+/// complete JSON value means JSON Lines (blank lines skipped; a line
+/// holding a list gives its items), else the whole text is one document.
 pub fn records(text: &str) -> Vec<Record> {
     let mut lines = lines_with_offsets(text).filter(|(_, _, line)| !line.trim().is_empty());
     let Some((number, start, first)) = lines.next() else {
         return Vec::new();
     };
     if !looks_incomplete(first) {
-        let first = record(Position::Line(number), start, first);
-        return core::iter::once(first)
-            .chain(lines.map(|(n, start, line)| record(Position::Line(n), start, line)))
-            .collect();
+        let mut records = Vec::new();
+        for (n, start, line) in core::iter::once((number, start, first)).chain(lines) {
+            json_line(&mut records, n, start, line);
+        }
+        return records;
     }
     document(number, start, &text[start..])
+}
+
+/// The records of line `number` of JSON Lines (at byte `start`): the line,
+/// or the items of the list it holds, as `hushd` reads it.
+fn json_line(records: &mut Vec<Record>, number: usize, start: usize, line: &str) {
+    // Only a line naming an items key can be a list.
+    if (line.contains("\"items\"") || line.contains("\"Items\""))
+        && let Ok(List {
+            kind,
+            api_version,
+            items: Some(items),
+        }) = serde_json::from_str::<List<'_>>(line)
+    {
+        let list = ListDefaults::of(kind.as_deref(), api_version.as_deref());
+        for (i, item) in items.into_iter().enumerate() {
+            let (offset, item) = within(line, item);
+            records.push(record(
+                Position::LineItem(number, i),
+                start + offset,
+                item,
+                &list,
+            ));
+        }
+        return;
+    }
+    records.push(record(
+        Position::Line(number),
+        start,
+        line,
+        &ListDefaults::default(),
+    ));
 }
 
 /// Lines of `text` with their 1-based number and byte offset, without
@@ -84,8 +119,8 @@ fn looks_incomplete(line: &str) -> bool {
     )
 }
 
-/// One JSON text at `start` as a record.
-fn record(position: Position, start: usize, text: &str) -> Record {
+/// One JSON text at `start` as a record (an item of a `list`).
+fn record(position: Position, start: usize, text: &str, list: &ListDefaults) -> Record {
     let span = start..start + text.len();
     let parsed = if text.len() > MAX_RECORD_BYTES {
         Err(format!(
@@ -94,7 +129,7 @@ fn record(position: Position, start: usize, text: &str) -> Record {
             MAX_RECORD_BYTES >> 20
         ))
     } else {
-        serde_json::from_str::<Observation>(text)
+        read(text, list)
             .map_err(|e| describe(&e))
             .and_then(with_instant)
     };
@@ -111,36 +146,68 @@ fn with_instant(observation: Observation) -> Result<(Observation, Timestamp), St
         Some(at) => Ok((observation, at)),
         None => Err(match observation.shape {
             Shape::CoreV1 => {
-                "no timestamp: give \"at\", eventTime, lastTimestamp or firstTimestamp"
+                "no timestamp: give \"at\", eventTime, lastTimestamp, firstTimestamp or \
+                 metadata.creationTimestamp"
             }
             Shape::EventsV1 => {
-                "no timestamp: give \"at\", eventTime, deprecatedLastTimestamp or \
-                 deprecatedFirstTimestamp"
+                "no timestamp: give \"at\", eventTime, deprecatedLastTimestamp, \
+                 deprecatedFirstTimestamp or metadata.creationTimestamp"
             }
         }
         .into()),
     }
 }
 
+/// One JSON text as an Event, the list it is in naming its kind.
+fn read(text: &str, list: &ListDefaults) -> Result<Observation, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let observation = list.read(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(observation)
+}
+
+/// A list: its items (`Items` in the internal objects old
+/// `kubectl cluster-info dump`s wrote) and what it says about them.
+#[derive(Deserialize)]
+struct List<'a> {
+    kind: Option<String>,
+    #[serde(rename = "apiVersion")]
+    api_version: Option<String>,
+    #[serde(borrow, default, alias = "Items")]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+/// An item's offset in `text`, and its text.
+fn within<'a>(text: &str, item: &'a RawValue) -> (usize, &'a str) {
+    let item = item.get();
+    // A borrowed RawValue is a slice of `text`.
+    (item.as_ptr() as usize - text.as_ptr() as usize, item)
+}
+
 /// A whole document starting at line `number`, byte `start`.
 fn document(number: usize, start: usize, text: &str) -> Vec<Record> {
-    #[derive(Deserialize)]
-    struct List<'a> {
-        #[serde(borrow, default)]
-        items: Option<Vec<&'a RawValue>>,
-    }
     match serde_json::from_str::<List<'_>>(text) {
-        Ok(List { items: Some(items) }) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, item)| {
-                let item = item.get();
-                // A borrowed RawValue is a slice of `text`.
-                let offset = item.as_ptr() as usize - text.as_ptr() as usize;
-                record(Position::Item(i), start + offset, item)
-            })
-            .collect(),
-        Ok(List { items: None }) => vec![record(Position::Line(number), start, text.trim_end())],
+        Ok(List {
+            kind,
+            api_version,
+            items: Some(items),
+        }) => {
+            let list = ListDefaults::of(kind.as_deref(), api_version.as_deref());
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let (offset, item) = within(text, item);
+                    record(Position::Item(i), start + offset, item, &list)
+                })
+                .collect()
+        }
+        Ok(List { items: None, .. }) => vec![record(
+            Position::Line(number),
+            start,
+            text.trim_end(),
+            &ListDefaults::default(),
+        )],
         Err(e) => {
             let line = number + e.line().saturating_sub(1);
             vec![Record {
@@ -244,7 +311,10 @@ mod tests {
         let got = records_of(r#"{"involvedObject":{"name":"p"},"type":"Normal"}"#);
         assert_eq!(
             got,
-            ["line 1: no timestamp: give \"at\", eventTime, lastTimestamp or firstTimestamp"]
+            [
+                "line 1: no timestamp: give \"at\", eventTime, lastTimestamp, firstTimestamp or \
+                 metadata.creationTimestamp"
+            ]
         );
         let got = records_of(
             r#"{"apiVersion":"events.k8s.io/v1","regarding":{"name":"p"},"type":"Normal","reportingController":"c","reportingInstance":"i","action":"A","reason":"R"}"#,

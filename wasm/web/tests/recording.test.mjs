@@ -152,6 +152,28 @@ test('a pretty-printed kubectl list reads its items and keeps their bytes', () =
   );
 });
 
+test('the shapes of real dumps read and replay as hushd reads them', () => {
+  // host/tests/fixtures/real_shapes: a cluster-info dump, its 2017-2019 form
+  // of internal objects, a must-gather events.yaml converted to one line.
+  const dir = join(root, 'host', 'tests', 'fixtures', 'real_shapes');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  assert.equal(files.length, 3);
+  for (const file of files) {
+    const bytes = readFileSync(join(dir, file));
+    const recording = new Recording(bytes);
+    assert.deepStrictEqual(recording.errors(), [], file);
+    const { lines, stderr } = hushdReplay(join(dir, file), ['--strict']);
+    const decisions = lines.filter((l) => !('tick' in l));
+    assert.equal(recording.length, decisions.length, `${file}: ${stderr}`);
+    const run = recording.replay({});
+    assert.deepStrictEqual(
+      Array.from({ length: recording.length }, (_, i) => run.explain(i).action),
+      decisions.map((l) => l.action),
+      file,
+    );
+  }
+});
+
 test('appended bytes continue the stream and its byte offsets', () => {
   const text = readFileSync(storm, 'utf8');
   const cut = text.indexOf('\n', text.length >> 1) + 1;
