@@ -10,9 +10,11 @@
 //! * [`correlate`]: the correlator component with the writer as its sink;
 //! * [`store`]: the narrow store traits and the SQLite backend;
 //! * [`watch`]: fan-out of committed changes with resumable history;
-//! * [`metrics`]: the Prometheus counters.
+//! * [`metrics`]: the Prometheus counters;
+//! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`.
 
 pub mod api;
+pub mod assets;
 pub mod correlate;
 pub mod http;
 pub mod metrics;
@@ -266,7 +268,7 @@ pub fn run(config: Config) -> Result<(), String> {
         .build()
         .map_err(|e| format!("starting the runtime failed: {e}"))?;
     runtime.block_on(async {
-        let running = start(config.clone(), None).await?;
+        let running = start(config.clone(), Some(assets::router())).await?;
         tracing::info!(address = %running.address, correlate = ?config.correlate, "serving");
         eprintln!("hushd serve: listening on http://{}", running.address);
         stop_signal().await;
