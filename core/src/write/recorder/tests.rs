@@ -212,3 +212,83 @@ fn rebuild_reports_a_failing_listing() {
             .is_err()
     );
 }
+
+#[test]
+fn a_legacy_event_outside_its_object_s_namespace_is_refused_before_correlation() {
+    // client-go counts it in all three caches (and spends a spam token),
+    // then the API server answers 422; hush refuses it first, so it neither
+    // counts nor spends.
+    let mut recorder = Recorder::new(options(Mode::Legacy)).unwrap();
+    let mut sink = MemoryStore::new();
+    let mut e = backoff("web-1");
+    e.metadata.namespace = "other".into();
+    recorder.prepare(&mut e, at(0));
+    let outcome = recorder.observe(&e, at(0), &mut sink, false);
+    assert_eq!(outcome.action, Action::Refuse);
+    assert!(outcome.why.is_none());
+    match outcome.write {
+        Some(WriteStatus::Dropped(DropCause::Refused(reason))) => {
+            assert!(reason.contains("does not match"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let stats = recorder.stats();
+    assert_eq!(
+        (
+            stats.refused,
+            stats.aggregator_entries,
+            stats.dedup_entries,
+            stats.spam_filter_entries
+        ),
+        (1, 0, 0, 0)
+    );
+    assert_eq!(sink.len(), 0);
+}
+
+/// A sink that names what it stores itself and answers a count of its own.
+#[derive(Default)]
+struct Renaming {
+    patched: alloc::vec::Vec<(String, Patch)>,
+}
+
+impl Sink for Renaming {
+    fn create(&mut self, _: &Event) -> Result<Stored, crate::SinkError> {
+        Ok(Stored {
+            name: "named-by-server".into(),
+            resource_version: "42".into(),
+            count: 7,
+        })
+    }
+    fn patch(&mut self, _: &str, name: &str, patch: &Patch) -> Result<Stored, crate::SinkError> {
+        self.patched.push((name.into(), patch.clone()));
+        Ok(Stored {
+            name: name.into(),
+            resource_version: "43".into(),
+            count: 8,
+        })
+    }
+    fn list(&mut self, _: &str, _: &str) -> Result<alloc::vec::Vec<Event>, crate::SinkError> {
+        Ok(alloc::vec::Vec::new())
+    }
+}
+
+#[test]
+fn update_state_keeps_the_stored_name_version_and_count_under_the_sent_event_s_key() {
+    // The sink answers only {name, resourceVersion, count}: the entry under
+    // the key of the event sent takes them (client-go keys the server's
+    // returned event, whose key fields are the ones sent).
+    let mut recorder = Recorder::new(options(Mode::Legacy)).unwrap();
+    let mut sink = Renaming::default();
+    for t in [0, 10] {
+        let mut e = backoff("web-1");
+        recorder.prepare(&mut e, at(t));
+        recorder.observe(&e, at(t), &mut sink, false);
+    }
+    assert_eq!(sink.patched.len(), 1);
+    let (name, patch) = &sink.patched[0];
+    assert_eq!(name, "named-by-server");
+    assert!(
+        matches!(patch, Patch::Legacy(p) if p.count == 8),
+        "{patch:?}"
+    );
+}
