@@ -71,7 +71,18 @@ pub struct Options {
     /// Seed of the caches' key hasher. Decisions never depend on it; a
     /// fixed seed makes runs reproducible, and a host that takes untrusted
     /// input should set a random one (from its operating system), so that
-    /// no one can choose keys that collide.
+    /// no one can choose keys that collide:
+    ///
+    /// ```
+    /// use std::hash::{BuildHasher, RandomState};
+    /// use hush_core::Options;
+    ///
+    /// let options = Options {
+    ///     hash_seed: RandomState::new().hash_one("hush"),
+    ///     ..Options::default()
+    /// };
+    /// # assert!(options.validate().is_ok());
+    /// ```
     pub hash_seed: u64,
 }
 
