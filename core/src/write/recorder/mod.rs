@@ -235,6 +235,15 @@ impl Recorder {
             .submit(request, now, sink, &mut self.stats, done)
     }
 
+    /// Updates the correlator with what the sink stored for `sent`, when
+    /// the host learns it only after the write has left: a proxy forwards
+    /// the request and reads the API server's answer later (client-go's
+    /// `UpdateState`). A sink that answers at once needs no call: the
+    /// write path does this itself.
+    pub fn written(&mut self, sent: &Event, stored: &Stored) {
+        self.engine.written(sent, stored);
+    }
+
     /// Runs what is due at `now`: held writes whose backoff expired, and in
     /// series mode the finish check and the heartbeat (finish first). The
     /// reports start with writes made while observing (evictions).

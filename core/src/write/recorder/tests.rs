@@ -292,3 +292,69 @@ fn update_state_keeps_the_stored_name_version_and_count_under_the_sent_event_s_k
         "{patch:?}"
     );
 }
+
+/// A sink that stores nothing and answers at once with no resource
+/// version, as a proxy does before the API server has answered.
+struct AnswersLater;
+
+impl Sink for AnswersLater {
+    fn create(&mut self, event: &Event) -> Result<Stored, crate::write::sink::SinkError> {
+        Ok(Stored {
+            name: event.metadata.name.clone(),
+            resource_version: String::new(),
+            count: stored_count(event),
+        })
+    }
+    fn patch(
+        &mut self,
+        _: &str,
+        name: &str,
+        patch: &Patch,
+    ) -> Result<Stored, crate::write::sink::SinkError> {
+        let count = match patch {
+            Patch::Legacy(p) => p.count,
+            Patch::Series(s) => s.count,
+        };
+        Ok(Stored {
+            name: name.into(),
+            resource_version: String::new(),
+            count,
+        })
+    }
+    fn list(&mut self, _: &str, _: &str) -> Result<Vec<Event>, crate::write::sink::SinkError> {
+        Ok(Vec::new())
+    }
+}
+
+/// Observes `object`'s BackOff at `now` with details.
+fn observe_detail(recorder: &mut Recorder, object: &str, now: Timestamp) -> (Action, Event) {
+    let mut e = backoff(object);
+    recorder.prepare(&mut e, now);
+    let outcome = recorder.observe(&e, now, &mut AnswersLater, true);
+    (outcome.action, *outcome.event.unwrap())
+}
+
+#[test]
+fn an_answer_that_comes_later_updates_what_the_next_write_carries() {
+    for mode in [Mode::Legacy, Mode::Series] {
+        let mut recorder = Recorder::new(options(mode)).unwrap();
+        let (action, first) = observe_detail(&mut recorder, "web-1", at(0));
+        assert_eq!(action, Action::Create, "{mode:?}");
+        let (_, second) = observe_detail(&mut recorder, "web-1", at(1));
+        assert_eq!(
+            second.metadata.resource_version, "",
+            "{mode:?}: not answered yet"
+        );
+        recorder.written(
+            &second,
+            &Stored {
+                name: first.metadata.name.clone(),
+                resource_version: "7".into(),
+                count: 2,
+            },
+        );
+        let (_, third) = observe_detail(&mut recorder, "web-1", at(2));
+        assert_eq!(third.metadata.name, first.metadata.name, "{mode:?}");
+        assert_eq!(third.metadata.resource_version, "7", "{mode:?}");
+    }
+}
