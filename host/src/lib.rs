@@ -8,7 +8,9 @@
 pub mod alloc_counter;
 pub mod bench;
 pub mod component;
-pub mod input;
+/// Reading recorded events (the `hush-input` crate, shared with the JSON
+/// codec component).
+pub use hush_input as input;
 pub mod options;
 pub mod replay;
 pub mod serve;

@@ -109,8 +109,8 @@ impl<E: StoreEngine> Driver<E> {
             self.summary.bad_input += 1;
             return writeln!(
                 errors,
-                "hushd: skipped {position}: no timestamp: give \"at\", eventTime, lastTimestamp, \
-                 firstTimestamp or metadata.creationTimestamp"
+                "hushd: skipped {position}: {}",
+                hush_input::NO_TIMESTAMP
             );
         };
         self.summary.events_in += 1;

@@ -24,7 +24,8 @@ pub(super) fn take_list(value: &mut Value) -> Option<(Arc<ListDefaults>, Vec<Val
 }
 
 /// The records of one line of JSON Lines: itself, or a list's items.
-pub(super) enum Items {
+#[derive(Debug)]
+pub enum Items {
     /// The line as one record (or the error reading it).
     One(Option<std::io::Result<Raw>>),
     /// The items of the list on line `.1`.

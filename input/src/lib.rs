@@ -1,9 +1,16 @@
+//! # hush-input
+//!
 //! Reading recorded events: JSON Lines of Events (either shape, optional
 //! `"at"`), or one document: a list (`kubectl get events -o json`, a
 //! `kubectl cluster-info dump` events.json, a must-gather `events.yaml`
 //! converted to JSON) or a single Event. A line of JSON Lines may itself be
 //! a whole list (YAML converted by a one-liner is one line). Each bad record
 //! is an [`InputError`] naming where it is; reading goes on past it.
+//!
+//! `hushd replay` reads through [`records`]; hosts that read their input
+//! themselves push it line by line into a [`LineReader`] (the JSON codec
+//! component does, for Node and Python), so every host reads by the same
+//! rules and says the same things about bad records.
 
 mod list;
 
@@ -14,10 +21,15 @@ use std::sync::Arc;
 use hush_core::format::kube_json::{ListDefaults, Observation};
 use serde_json::Value;
 
-use list::{Items, take_list};
+pub use list::Items;
+use list::take_list;
 
 /// Longest record accepted, in bytes; a Kubernetes object is at most ~1.5 MiB.
 pub const MAX_RECORD_BYTES: usize = 2 * 1024 * 1024;
+
+/// Why an Event that was read has no instant to be observed at.
+pub const NO_TIMESTAMP: &str = "no timestamp: give \"at\", eventTime, lastTimestamp, \
+                                firstTimestamp or metadata.creationTimestamp";
 
 /// Where a record came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,40 +150,80 @@ pub fn records<'a>(
     reader: impl BufRead + 'a,
 ) -> io::Result<Box<dyn Iterator<Item = io::Result<Raw>> + 'a>> {
     let mut lines = reader.lines();
-    let mut number = 0;
-    // The first non-blank line decides between JSON Lines and one document.
-    let first = loop {
-        let Some(line) = lines.next() else {
-            return Ok(Box::new(std::iter::empty()));
-        };
-        number += 1;
-        let line = line?;
-        if !line.trim().is_empty() {
-            break line;
+    let mut reader = Some(LineReader::default());
+    let mut current: Box<dyn Iterator<Item = io::Result<Raw>>> = Box::new(std::iter::empty());
+    Ok(Box::new(std::iter::from_fn(move || {
+        loop {
+            if let Some(raw) = current.next() {
+                return Some(raw);
+            }
+            match lines.next() {
+                Some(Ok(line)) => current = Box::new(reader.as_mut()?.line(line)),
+                Some(Err(e)) => return Some(Err(e)),
+                None => current = Box::new(reader.take()?.finish().map(Ok)),
+            }
         }
-    };
-    if !looks_incomplete(&first) {
-        let first = Ok((number, first));
-        let rest = lines
-            .zip(number + 1..)
-            .filter_map(|(line, number)| match line {
-                Ok(line) if line.trim().is_empty() => None,
-                Ok(line) => Some(Ok((number, line))),
-                Err(e) => Some(Err(e)),
-            });
-        return Ok(Box::new(std::iter::once(first).chain(rest).flat_map(
-            |line| match line {
-                Ok((number, line)) => json_line(number, line),
-                Err(e) => Items::One(Some(Err(e))),
-            },
-        )));
+    })))
+}
+
+/// [`records`] pushed a line at a time, for callers that read their input
+/// themselves: the first non-blank line decides between JSON Lines and one
+/// document, as it does there.
+///
+/// ```
+/// use hush_input::LineReader;
+///
+/// let mut reader = LineReader::default();
+/// let event = r#"{"involvedObject":{"name":"p"},"type":"Normal","lastTimestamp":"2024-05-01T10:00:00Z"}"#;
+/// let first: Vec<_> = reader.line(event.into()).collect();
+/// assert_eq!(first.len(), 1);
+/// assert_eq!(reader.line("".into()).count(), 0);
+/// let bad = reader.line("nope".into()).next().unwrap().unwrap().parse();
+/// assert_eq!(bad.unwrap_err().to_string(), "line 3: not valid JSON: expected ident at column 2");
+/// assert_eq!(reader.finish().count(), 0);
+/// ```
+#[derive(Debug, Default)]
+pub struct LineReader {
+    /// Lines pushed so far.
+    number: usize,
+    /// Whether a non-blank line has been pushed.
+    started: bool,
+    /// The document being read (its first line's number, its text), when
+    /// the first line does not hold a whole JSON text.
+    document: Option<(usize, String)>,
+}
+
+impl LineReader {
+    /// The records of the next line (without its line ending): none for a
+    /// blank line or a line of a document, else the line's record or the
+    /// items of the list it holds.
+    pub fn line(&mut self, line: String) -> Items {
+        self.number += 1;
+        if let Some((_, document)) = &mut self.document {
+            document.push('\n');
+            document.push_str(&line);
+            return Items::One(None);
+        }
+        if line.trim().is_empty() {
+            return Items::One(None);
+        }
+        if !self.started {
+            self.started = true;
+            if looks_incomplete(&line) {
+                self.document = Some((self.number, line));
+                return Items::One(None);
+            }
+        }
+        json_line(self.number, line)
     }
-    let mut document = first;
-    for line in lines {
-        document.push('\n');
-        document.push_str(&line?);
+
+    /// Ends the input: the records of the document, if the input was one.
+    pub fn finish(self) -> Box<dyn Iterator<Item = Raw>> {
+        match self.document {
+            Some((first, document)) => read_document(first, &document),
+            None => Box::new(std::iter::empty()),
+        }
     }
-    Ok(Box::new(read_document(number, &document).map(Ok)))
 }
 
 /// Whether a line fails to parse only because the document goes on.
