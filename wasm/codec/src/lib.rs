@@ -2,9 +2,9 @@
 //!
 //! Kubernetes JSON in and out of hush, as a WebAssembly component (world
 //! `codec` in `wit/codec.wit`) for hosts in languages other than Rust: it
-//! reads an input record as `hushd replay` does and writes the lines
-//! `hushd replay --output decisions` prints, with hush-core's JSON rules
-//! and serde_json's formatting. The correlation itself stays in the
+//! reads an input with hush-input, as `hushd replay` does, and writes the
+//! lines `hushd replay --output decisions` prints, with hush-core's JSON
+//! rules and serde_json's formatting. The correlation itself stays in the
 //! correlator component, which carries no JSON; a host runs both.
 //!
 //! Build it for `wasm32-unknown-unknown` and encode it with
@@ -12,7 +12,7 @@
 
 mod guest;
 pub mod lines;
-pub mod read;
+mod reader;
 
 mod convert {
     hush_wit_convert::reader_conversions!(

@@ -1,8 +1,7 @@
-// Reading recorded events as `hushd replay` reads them: JSON Lines (read as
-// they arrive, blank lines skipped) or, when the first line does not hold a
-// whole JSON text, one multi-line document (a `kubectl get events -o json`
-// list, or a single Event). Parsing is the codec component's, so records
-// and their error messages are hushd's.
+// Reading recorded events as `hushd replay` reads them: the input is split
+// into lines here and pushed into the codec component's `Reader`, which is
+// hushd's own reader (hush-input): JSON Lines or one document, lists, dumps,
+// and the same messages for bad records.
 
 /** Lines of `stream` split at "\n", a trailing "\r" removed (as Rust's `BufRead::lines`). */
 export async function* lines(stream) {
@@ -27,41 +26,19 @@ function text(bytes) {
 
 /**
  * The records of `stream`, in order, each `{ position, at, event }` or
- * `{ position, error }`, read with `json` (the codec's interface).
+ * `{ position, error }`, read with `json` (the codec's interface): its
+ * `Reader` applies hushd's rules line by line (hush-input).
  */
 export async function* records(stream, json) {
-  let number = 0;
-  let seenFirst = false;
-  let document = null;
+  const reader = new json.Reader();
   for await (const line of lines(stream)) {
-    number += 1;
-    if (document !== null) {
-      document.lines.push(line);
-      continue;
-    }
-    if (line.trim() === '') continue;
-    const position = `line ${number}`;
-    try {
-      const { at, event } = json.readRecord(line);
-      yield { position, at, event };
-    } catch (e) {
-      const error = e.payload;
-      if (error === undefined) throw e;
-      if (error.tag === 'incomplete' && !seenFirst) {
-        document = { first: number, lines: [line] };
-        continue;
-      }
-      yield { position, error: error.val };
-    } finally {
-      seenFirst = true;
-    }
+    yield* reader.line(line).map(record);
   }
-  if (document !== null) {
-    for (const record of json.readDocument(document.lines.join('\n'), document.first)) {
-      const { position, observation } = record;
-      yield observation.tag === 'ok'
-        ? { position, at: observation.val.at, event: observation.val.event }
-        : { position, error: observation.val };
-    }
-  }
+  yield* reader.finish().map(record);
+}
+
+function record({ position, observation }) {
+  return observation.tag === 'ok'
+    ? { position, at: observation.val.at, event: observation.val.event }
+    : { position, error: observation.val };
 }

@@ -95,6 +95,8 @@ const BAD_LINES = [
   '{"involvedObject":{"name":"p"},"type":"Weird","lastTimestamp":"2024-05-01T10:00:00Z"}',
   `{"message":"${'x'.repeat(2 * 1024 * 1024)}","involvedObject":{"name":"p"}}`,
   GOOD.replace('"m"', '"m2"'),
+  // A list on one line (a must-gather events.yaml through a one-liner).
+  `{"kind":"EventList","apiVersion":"v1","items":[${GOOD.replace('"p"', '"q"')},{"kind":"Pod"}]}`,
   '{"involvedObject":',
 ].join('\r\n');
 
@@ -112,9 +114,10 @@ test('bad records are skipped with hushd messages, and --strict fails', () => {
   assert.strictEqual(got.status, 1);
   assert.match(got.stderr, /^hush-replay: skipped line 3: not valid JSON: /m);
   assert.match(got.stderr, /^hush-replay: skipped line 8: \d+ bytes, more than the 2 MiB limit$/m);
-  assert.match(got.stderr, /^hush-replay: skipped line 10: not valid JSON: EOF while parsing/m);
-  assert.match(got.stderr, /^hush-replay: 6 bad input records skipped$/m);
-  assert.strictEqual(got.stdout.split('\n').length - 1, 2);
+  assert.match(got.stderr, /^hush-replay: skipped line 10 items\[1\]: not an Event: unknown kind "Pod"/m);
+  assert.match(got.stderr, /^hush-replay: skipped line 11: not valid JSON: EOF while parsing/m);
+  assert.match(got.stderr, /^hush-replay: 7 bad input records skipped$/m);
+  assert.strictEqual(got.stdout.split('\n').length - 1, 3);
   assert.strictEqual(sameMessagesAsHushd(['-'], BAD_LINES).status, 0);
 });
 

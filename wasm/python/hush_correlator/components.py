@@ -100,13 +100,11 @@ class Codec:
         instance = linker.instantiate(self._store, _load(engine, directory, CODEC_FILE))
         self._json = _Exports(instance, self._store, "json")
 
-    def read_record(self, text):
-        """``(at, event)`` for one JSON text, or a ``Variant`` ``incomplete``/``bad``."""
-        return self._json("read-record", text)
-
-    def read_document(self, text, first_line):
-        """``[(position, (at, event) or message)]`` for a whole document."""
-        return [(r.position, r.observation) for r in self._json("read-document", text, first_line)]
+    def reader(self):
+        """A new ``reader``: push lines with ``line(text)``, end with ``finish()``;
+        each returns records with ``position`` and ``observation`` (a record
+        with ``at`` and ``event``, or the message saying why not)."""
+        return Reader(self._json, "reader", self._json("[constructor]reader"))
 
     def options_from_json(self, text):
         """The options record, or the problem as a string."""
@@ -178,15 +176,35 @@ class CorrelatorComponent:
         return Correlator(self.api, handle)
 
 
-class Correlator:
-    """One ``correlator`` resource: its methods, by their WIT names."""
+class _Resource:
+    """A resource of an exported interface: its methods, by WIT name."""
 
-    def __init__(self, api, handle):
-        self._api = api
+    def __init__(self, exports, name, handle):
+        self._exports = exports
+        self._name = name
         self._handle = handle
 
     def _call(self, method, *args):
-        return self._api(f"[method]correlator.{method}", self._handle, *args)
+        return self._exports(f"[method]{self._name}.{method}", self._handle, *args)
+
+
+class Reader(_Resource):
+    """The codec's ``reader``: hushd's input rules, pushed line by line."""
+
+    def line(self, text):
+        """The records of the next line."""
+        return self._call("line", text)
+
+    def finish(self):
+        """The records of the document, if the input was one."""
+        return self._call("finish")
+
+
+class Correlator(_Resource):
+    """One ``correlator`` resource: its methods, by their WIT names."""
+
+    def __init__(self, api, handle):
+        super().__init__(api, "correlator", handle)
 
     def observe(self, event):
         return self._call("observe", event)

@@ -1,10 +1,7 @@
-"""Reading recorded events as ``hushd replay`` reads them: JSON Lines (read
-as they arrive, blank lines skipped) or, when the first line does not hold a
-whole JSON text, one multi-line document (a ``kubectl get events -o json``
-list, or a single Event). Parsing is the codec component's, so records and
-their error messages are hushd's."""
-
-from wasmtime.component import Variant
+"""Reading recorded events as ``hushd replay`` reads them: the input is split
+into lines here and pushed into the codec component's ``reader``, which is
+hushd's own reader (hush-input): JSON Lines or one document, lists, dumps,
+and the same messages for bad records."""
 
 
 def lines(stream):
@@ -35,34 +32,17 @@ class Observed:
         self.event = event
 
 
-def _record(position, read):
+def _record(record):
+    read = record.observation
     if isinstance(read, str):
-        return Bad(position, read)
-    return Observed(position, read.at, read.event)
+        return Bad(record.position, read)
+    return Observed(record.position, read.at, read.event)
 
 
 def records(stream, codec):
-    """The records of a binary ``stream``, in order: ``Observed`` or ``Bad``."""
-    document = None
-    seen_first = False
-    number = 0
+    """The records of a binary ``stream``, in order: ``Observed`` or ``Bad``,
+    read by the codec's ``reader`` (hushd's own rules, hush-input)."""
+    reader = codec.reader()
     for line in lines(stream):
-        number += 1
-        if document is not None:
-            document[1].append(line)
-            continue
-        if not line.strip():
-            continue
-        first, seen_first = not seen_first, True
-        read = codec.read_record(line)
-        if isinstance(read, Variant):
-            if read.tag == "incomplete" and first:
-                document = (number, [line])
-                continue
-            yield Bad(f"line {number}", read.payload)
-            continue
-        yield Observed(f"line {number}", read.at, read.event)
-    if document is not None:
-        first_line, parts = document
-        for position, read in codec.read_document("\n".join(parts), first_line):
-            yield _record(position, read)
+        yield from map(_record, reader.line(line))
+    yield from map(_record, reader.finish())

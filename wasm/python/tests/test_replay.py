@@ -58,6 +58,8 @@ BAD_LINES = "\r\n".join(
         '{"involvedObject":{"name":"p"},"type":"Weird","lastTimestamp":"2024-05-01T10:00:00Z"}',
         '{"message":"' + "x" * (2 * 1024 * 1024) + '","involvedObject":{"name":"p"}}',
         GOOD.replace('"m"', '"m2"'),
+        # A list on one line (a must-gather events.yaml through a one-liner).
+        '{"kind":"EventList","apiVersion":"v1","items":[' + GOOD.replace('"p"', '"q"') + ',{"kind":"Pod"}]}',
         '{"involvedObject":',
     ]
 )
@@ -109,8 +111,9 @@ class AgainstHushd(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertRegex(stderr, r"(?m)^hush-replay: skipped line 3: not valid JSON: ")
         self.assertRegex(stderr, r"(?m)^hush-replay: skipped line 8: \d+ bytes, more than the 2 MiB limit$")
-        self.assertRegex(stderr, r"(?m)^hush-replay: 6 bad input records skipped$")
-        self.assertEqual(stdout.count("\n"), 2)
+        self.assertRegex(stderr, r'(?m)^hush-replay: skipped line 10 items\[1\]: not an Event: unknown kind "Pod"')
+        self.assertRegex(stderr, r"(?m)^hush-replay: 7 bad input records skipped$")
+        self.assertEqual(stdout.count("\n"), 3)
         self.assertEqual(self.same_messages_as_hushd(["-"], BAD_LINES)[0], 0)
 
     def test_a_kubectl_list_is_read_item_by_item(self):
