@@ -109,7 +109,7 @@ fn a_kubectl_list_through_the_floor_and_both_engines_in_one_run() {
         .iter()
         .map(|l| l["engine"].as_str().unwrap())
         .collect();
-    assert_eq!(engines, ["floor", "native", "component"]);
+    assert_eq!(engines, ["input", "floor", "native", "component"]);
     for line in &lines {
         assert_eq!(line["input"], path.to_str().unwrap());
         assert_eq!(line["events"], 5000);
@@ -119,10 +119,12 @@ fn a_kubectl_list_through_the_floor_and_both_engines_in_one_run() {
             "{line}"
         );
     }
-    let (floor, native, component) = (&lines[0], &lines[1], &lines[2]);
-    // The floor allocates nothing and has no ratio to itself.
-    assert_eq!(f(floor, "allocs_per_event"), 0.0);
-    assert!(floor.get("vs_floor").is_none() && floor.get("vs_native").is_none());
+    let (input, floor, native, component) = (&lines[0], &lines[1], &lines[2], &lines[3]);
+    // Neither the input nor the floor allocates, nor has a ratio.
+    for line in [input, floor] {
+        assert_eq!(f(line, "allocs_per_event"), 0.0);
+        assert!(line.get("vs_floor").is_none() && line.get("vs_native").is_none());
+    }
     let ns = |l: &Value| f(l, "ns_per_event");
     let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * b.abs().max(1.0);
     assert!(
@@ -157,11 +159,13 @@ fn json_lines_in_rounds_in_series_mode() {
         .iter()
         .map(|l| (l["round"].as_u64().unwrap(), l["engine"].as_str().unwrap()))
         .collect();
-    assert_eq!(
-        seen,
-        [(1, "floor"), (1, "native"), (2, "floor"), (2, "native")]
-    );
-    assert!(lines[1].get("vs_floor").is_some());
+    let round = ["input", "floor", "native"];
+    let expected: Vec<_> = [1, 2]
+        .into_iter()
+        .flat_map(|n| round.map(|engine| (n, engine)))
+        .collect();
+    assert_eq!(seen, expected);
+    assert!(lines[2].get("vs_floor").is_some());
 }
 
 #[test]

@@ -22,9 +22,11 @@ pub struct BenchArgs {
     /// Engines to measure, one after the other in this process (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "native")]
     engine: Vec<BenchEngine>,
-    /// Also measure the floor (hash the three keys, probe three tables of the
-    /// cache size; no recency, no writes, no allocation) on the same input,
-    /// first; each engine's line then has its ratio to it (`vs_floor`).
+    /// Also measure, first, the input alone (producing the events, which
+    /// every figure includes) and the floor (hash the three keys, probe
+    /// three tables of the cache size; no recency, no writes, no
+    /// allocation) on the same input; each engine's line then has its
+    /// ratio to the floor (`vs_floor`).
     #[arg(long)]
     floor: bool,
     /// Correlate the events of FILE (JSON Lines or a `kubectl get events -o
@@ -98,6 +100,7 @@ impl BenchArgs {
         };
         let mut subjects = Vec::new();
         if self.floor {
+            subjects.push(Subject::Input);
             subjects.push(Subject::Floor(options.clone()));
         }
         for engine in &self.engine {

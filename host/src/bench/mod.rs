@@ -26,7 +26,7 @@ use crate::workload::{Source, Stream};
 /// The figures of one measurement.
 #[derive(Clone, Debug, Serialize)]
 pub struct Figures {
-    /// What was measured: `floor`, `native`, `native-correlate`,
+    /// What was measured: `input`, `floor`, `native`, `native-correlate`,
     /// `component` or `component-typed`.
     pub engine: &'static str,
     /// The input: `mix`, `mix:<part>`, or the file.
@@ -119,7 +119,7 @@ fn compare(figures: &mut [Figures]) {
     let floor = ns_of(figures, "floor");
     let native = ns_of(figures, "native");
     for f in figures.iter_mut() {
-        if f.engine != "floor" {
+        if !matches!(f.engine, "floor" | "input") {
             f.vs_floor = floor.map(|floor| f.ns_per_event / floor);
         }
         if f.engine.starts_with("component") {

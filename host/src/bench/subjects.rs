@@ -14,6 +14,9 @@ use crate::workload::Source;
 
 /// One thing to measure.
 pub enum Subject {
+    /// The input alone: producing the events (generating the mix, or
+    /// stepping through a file), which every other figure includes.
+    Input,
     /// The least work per event: hash the keys, probe the tables ([`Floor`]).
     Floor(Options),
     /// The native recorder, writing into a sink that stores nothing.
@@ -46,6 +49,7 @@ impl Subject {
     /// Measures `events` events of `source` (after a warm-up).
     pub fn measure(&self, source: &Source, events: u64) -> Result<Figures, String> {
         match self {
+            Subject::Input => input(source, events),
             Subject::Floor(options) => floor(options, source, events),
             Subject::Native(options) => native(options, source, events),
             Subject::NativeCorrelate(options) => native_correlate(options, source, events),
@@ -59,6 +63,16 @@ impl Subject {
             }
         }
     }
+}
+
+fn input(source: &Source, events: u64) -> Result<Figures, String> {
+    timed("input", source, events, |stream, n, _| {
+        for _ in 0..n {
+            let (event, now) = stream.next_event();
+            black_box((event, now));
+        }
+        Ok(())
+    })
 }
 
 fn floor(options: &Options, source: &Source, events: u64) -> Result<Figures, String> {
