@@ -4,19 +4,17 @@
 //! encoding borrowed from a scratch buffer, with its hash when already
 //! computed, so asking a cache for a key allocates nothing.
 
-use alloc::boxed::Box;
 use alloc::vec::Vec;
-use core::borrow::Borrow;
 use core::fmt;
 use core::hash::{BuildHasher, Hash, Hasher};
 
 use crate::key::FIELD_END;
 
 /// An owned key as the caches store it: the encoded fields and their hash.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct Key {
     hash: u64,
-    bytes: Box<[u8]>,
+    bytes: Vec<u8>,
 }
 
 impl Key {
@@ -28,6 +26,19 @@ impl Key {
     /// The encoded bytes.
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
+    }
+
+    /// The hash the key was stored under.
+    pub(crate) fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Becomes the key `bytes` hashed to `hash`, reusing this key's buffer
+    /// (no allocation when it is large enough).
+    pub(crate) fn set(&mut self, hash: u64, bytes: &[u8]) {
+        self.hash = hash;
+        self.bytes.clear();
+        self.bytes.extend_from_slice(bytes);
     }
 
     /// The fields, in storage order.
@@ -109,6 +120,17 @@ impl<'a> Lookup<'a> {
             hash: Some(hash),
         }
     }
+
+    /// The encoded bytes.
+    pub(crate) fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The hash, computed by `hasher` unless it was given.
+    #[inline]
+    pub(crate) fn hash_with(&self, hasher: &KeyHasher) -> u64 {
+        self.hash.unwrap_or_else(|| hasher.hash(self.bytes))
+    }
 }
 
 impl<'a> From<&'a [u8]> for Lookup<'a> {
@@ -139,69 +161,6 @@ impl<'a> From<&'a Key> for Lookup<'a> {
     }
 }
 
-/// A lookup hashed by a cache's hasher.
-pub(crate) struct Probe<'a> {
-    hash: u64,
-    bytes: &'a [u8],
-}
-
-impl<'a> Probe<'a> {
-    pub(crate) fn new(hasher: &KeyHasher, lookup: Lookup<'a>) -> Self {
-        Probe {
-            hash: lookup.hash.unwrap_or_else(|| hasher.hash(lookup.bytes)),
-            bytes: lookup.bytes,
-        }
-    }
-
-    /// The owned key this probe stands for.
-    pub(crate) fn to_key(&self) -> Key {
-        Key {
-            hash: self.hash,
-            bytes: self.bytes.into(),
-        }
-    }
-
-    pub(crate) fn as_dyn(&self) -> &(dyn Matcher + 'a) {
-        self
-    }
-}
-
-/// What the cache's map hashes and compares: stored [`Key`]s and [`Probe`]s.
-pub(crate) trait Matcher {
-    fn matcher_hash(&self) -> u64;
-    fn matcher_bytes(&self) -> &[u8];
-}
-
-impl Matcher for Key {
-    fn matcher_hash(&self) -> u64 {
-        self.hash
-    }
-    fn matcher_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-}
-
-impl Matcher for Probe<'_> {
-    fn matcher_hash(&self) -> u64 {
-        self.hash
-    }
-    fn matcher_bytes(&self) -> &[u8] {
-        self.bytes
-    }
-}
-
-impl Hash for dyn Matcher + '_ {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.matcher_hash());
-    }
-}
-
-impl PartialEq for dyn Matcher + '_ {
-    fn eq(&self, other: &Self) -> bool {
-        bytes_eq(self.matcher_bytes(), other.matcher_bytes())
-    }
-}
-
 /// Byte-string equality, eight bytes at a time and inline: on wasm the
 /// library `memcmp` is a byte loop, and natively a call costs more than
 /// comparing a key of a few hundred bytes.
@@ -221,23 +180,4 @@ pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         .iter()
         .zip(cb.remainder())
         .all(|(x, y)| x == y)
-}
-
-impl Eq for dyn Matcher + '_ {}
-
-/// A probe's owned key, for the cache to store on a miss.
-impl alloc::borrow::ToOwned for dyn Matcher + '_ {
-    type Owned = Key;
-    fn to_owned(&self) -> Key {
-        Key {
-            hash: self.matcher_hash(),
-            bytes: self.matcher_bytes().into(),
-        }
-    }
-}
-
-impl<'a> Borrow<dyn Matcher + 'a> for Key {
-    fn borrow(&self) -> &(dyn Matcher + 'a) {
-        self
-    }
 }

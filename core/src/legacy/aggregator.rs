@@ -53,6 +53,14 @@ impl serde::Serialize for Record {
 }
 
 impl Record {
+    /// An empty record, made of `old`'s buffers when there is one.
+    fn recycled(old: Option<Record>) -> Record {
+        let mut record = old.unwrap_or_default();
+        record.messages.clear();
+        record.last = None;
+        record
+    }
+
     /// Adds `message` to the window. At the threshold the message that just
     /// arrived is the one left out (client-go removes a random one), so the
     /// messages that already have their own events keep them.
@@ -110,7 +118,7 @@ impl Aggregator {
     ) -> Aggregation {
         let max_interval = self.max_interval_nanos;
         // A new group's window starts empty, like an expired one.
-        let (record, _) = self.cache.get_or_insert_with(key, Record::default);
+        let (record, _) = self.cache.get_or_insert_with(key, Record::recycled);
         if record
             .last
             .is_none_or(|last| now.nanos_since(last) > max_interval)

@@ -8,7 +8,7 @@ use alloc::string::String;
 use crate::key::cache::{KeyHasher, Lookup};
 use crate::key::{KeyKind, KeyRef, LegacyKeys, SpamKeyFields};
 use crate::legacy::aggregator::{Aggregation, Aggregator, COMBINED_PREFIX};
-use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry};
+use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry, assign};
 use crate::legacy::spam_filter::SpamFilter;
 use crate::legacy::token_bucket::{Rate, Take};
 use crate::model::error::OptionsError;
@@ -196,21 +196,19 @@ impl Correlator {
                 hashed(&hasher, keys.event()),
             ),
         };
-        let (seen, entry) = self.dedup.observe(key_lookup, || {
+        let (seen, entry) = self.dedup.observe(key_lookup, |entry| {
             if aggregated {
-                LogEntry {
-                    count: 1,
-                    first_timestamp: Some(at.aggregator),
-                    name: raw_event_name(&event.involved_object.name, at.aggregator.nanos()),
-                    resource_version: String::new(),
-                }
+                entry.count = 1;
+                entry.first_timestamp = Some(at.aggregator);
+                entry.name = raw_event_name(&event.involved_object.name, at.aggregator.nanos());
             } else {
-                LogEntry {
-                    count: event.count,
-                    first_timestamp: event.first_timestamp,
-                    name: event.metadata.name.clone(),
-                    resource_version: event.metadata.resource_version.clone(),
-                }
+                entry.count = event.count;
+                entry.first_timestamp = event.first_timestamp;
+                assign(&mut entry.name, &event.metadata.name);
+                assign(
+                    &mut entry.resource_version,
+                    &event.metadata.resource_version,
+                );
             }
         });
 

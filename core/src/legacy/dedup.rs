@@ -46,43 +46,53 @@ impl Dedup {
     }
 
     /// client-go `eventObserve`: counts the event under `key` and returns
-    /// the entry as it now stands. `incoming` builds the entry stored for a
-    /// first sighting; it is not called for a repeat, which allocates nothing.
+    /// the entry as it now stands. `fill` writes a first sighting's entry
+    /// into a cleared one (the buffers of an evicted entry, when the cache
+    /// was full); a repeat allocates nothing.
     pub(crate) fn observe(
         &mut self,
         key: Lookup<'_>,
-        incoming: impl FnOnce() -> LogEntry,
+        fill: impl FnOnce(&mut LogEntry),
     ) -> (Seen, &LogEntry) {
-        // A new entry has count 0 until `incoming` fills it in.
-        let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::default);
+        // A new entry has count 0 until `fill` fills it in.
+        let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::recycled);
         if entry.count > 0 {
             entry.count = entry.count.saturating_add(1);
             return (Seen::Again, entry);
         }
-        *entry = incoming();
+        fill(entry);
         (Seen::First, entry)
     }
 
     /// client-go `updateState`: what the API server stored becomes the entry
-    /// (updated in place when cached, so unchanged strings are not copied).
+    /// (updated in place, so unchanged strings are not copied and changed
+    /// ones reuse their buffers).
     pub(crate) fn update_state(&mut self, key: Lookup<'_>, stored: StoredEntry<'_>) {
-        let (entry, inserted) = self.cache.get_or_insert_with(key, || LogEntry {
-            count: stored.count,
-            first_timestamp: stored.first_timestamp,
-            name: stored.name.into(),
-            resource_version: stored.resource_version.into(),
-        });
-        if inserted {
-            return;
-        }
+        let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::recycled);
         entry.count = stored.count;
         entry.first_timestamp = stored.first_timestamp;
-        if entry.name != stored.name {
-            entry.name = stored.name.into();
-        }
-        if entry.resource_version != stored.resource_version {
-            entry.resource_version = stored.resource_version.into();
-        }
+        assign(&mut entry.name, stored.name);
+        assign(&mut entry.resource_version, stored.resource_version);
+    }
+}
+
+impl LogEntry {
+    /// An empty entry, made of `old`'s buffers when there is one.
+    fn recycled(old: Option<LogEntry>) -> LogEntry {
+        let mut entry = old.unwrap_or_default();
+        entry.count = 0;
+        entry.first_timestamp = None;
+        entry.name.clear();
+        entry.resource_version.clear();
+        entry
+    }
+}
+
+/// Sets `s` to `value`, reusing its buffer; a no-op when they are equal.
+pub(crate) fn assign(s: &mut String, value: &str) {
+    if s != value {
+        s.clear();
+        s.push_str(value);
     }
 }
 

@@ -29,7 +29,7 @@ impl SpamFilter {
         let rate = self.rate;
         let (bucket, _) = self
             .cache
-            .get_or_insert_with(key, || TokenBucket::full(&rate));
+            .get_or_insert_with(key, |_| TokenBucket::full(&rate));
         bucket.try_take(&rate, now)
     }
 }

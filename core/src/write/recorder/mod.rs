@@ -26,6 +26,10 @@ use crate::write::sink::{Sink, Stored};
 use crate::write::writer::{DropCause, Request, Retried, WriteStatus, Writer};
 
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one engine per recorder, made once; boxing would add a load per event"
+)]
 pub(crate) enum Engine {
     Legacy(Correlator),
     Series(SeriesCorrelator),
