@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Answer, Call, ScriptedSink};
+use common::{Answer, Call, Host, ScriptedSink};
 use hush_core::format::kube_json::Observation;
 use hush_core::format::replay::Decision;
 use hush_core::key::{KeyKind, KeyRef};
@@ -18,8 +18,7 @@ use hush_core::write::patch::Patch;
 use hush_core::write::store::stored_count;
 use hush_core::{
     Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectMeta, ObjectReference, Options,
-    Recorder, Rule, SinkError, Stats, Stored, TickKind, TickReport, Timestamp, WriteOp,
-    WriteStatus,
+    Recorder, Rule, SinkError, Stored, TickKind, TickReport, Timestamp, WriteOp, WriteStatus,
 };
 
 const SECOND: i64 = NANOS_PER_SECOND;
@@ -113,95 +112,9 @@ fn series_of(event: &Event) -> EventSeries {
 // Driving the clock
 // ---------------------------------------------------------------------------
 
-/// A recorder, its sink and the clock, driven the way the replay drives them.
-struct Host {
-    recorder: Recorder,
-    sink: ScriptedSink,
-    now: Timestamp,
-    reports: Vec<TickReport>,
-}
-
 impl Host {
-    fn new(options: Options, sink: ScriptedSink) -> Self {
-        Host {
-            recorder: Recorder::new(options).expect("valid options"),
-            sink,
-            now: start(),
-            reports: Vec::new(),
-        }
-    }
-
     fn series(sink: ScriptedSink) -> Self {
-        Self::new(series_options(), sink)
-    }
-
-    /// Ticks at `now` (which must not go back), telling the sink the time first.
-    fn tick(&mut self, now: Timestamp) -> Vec<TickReport> {
-        assert!(now >= self.now, "the clock went back");
-        self.now = now;
-        self.sink.now = now;
-        let reports = self.recorder.tick(now, &mut self.sink);
-        self.reports.extend(reports.iter().cloned());
-        reports
-    }
-
-    /// Ticks at every instant something is due, up to and including `t`.
-    fn run_until(&mut self, t: Timestamp) {
-        while let Some(due) = self.recorder.next_due() {
-            let due = due.max(self.now);
-            if due > t {
-                break;
-            }
-            let before = self.recorder.next_due();
-            self.tick(due);
-            if self.recorder.next_due() == before {
-                break;
-            }
-        }
-    }
-
-    /// Runs what is due up to `t`, then prepares and observes `event` at `t`.
-    fn observe(&mut self, mut event: Event, t: Timestamp) -> Decision {
-        self.run_until(t);
-        assert!(t >= self.now, "the clock went back");
-        self.now = t;
-        self.sink.now = t;
-        self.recorder.prepare(&mut event, t);
-        self.recorder
-            .observe(&event, t, &mut self.sink, true)
-            .into_decision()
-    }
-
-    /// Runs the clock on until no series is open and no write is held.
-    fn drain(&mut self) {
-        let limit = self.now.plus_nanos(24 * 3600 * SECOND);
-        while self.recorder.has_pending() {
-            let due = self.recorder.next_due().expect("something is due");
-            let due = due.max(self.now);
-            assert!(
-                due <= limit,
-                "still pending a day later: {:?}",
-                self.stats()
-            );
-            let before = self.recorder.next_due();
-            self.tick(due);
-            assert!(
-                self.recorder.next_due() != before || self.recorder.next_due().is_none(),
-                "nothing moved at {due:?}: {:?}",
-                self.stats()
-            );
-        }
-    }
-
-    fn stats(&self) -> Stats {
-        self.recorder.stats()
-    }
-
-    /// The one event in the store, asserting there is exactly one.
-    fn only_stored(&self) -> &Event {
-        let stored: Vec<&Event> = self.sink.store.events().collect();
-        assert_eq!(stored.len(), 1, "{stored:?}");
-        stored[0]
+        Self::new(series_options(), sink, start())
     }
 }
 
@@ -947,7 +860,7 @@ fn an_evicted_series_has_its_final_count_written_first() {
         lru_cache_size: 2,
         ..series_options()
     };
-    let mut host = Host::new(options, ScriptedSink::healthy());
+    let mut host = Host::new(options, ScriptedSink::healthy(), start());
     let ev = |name: &str| backoff(pod("prod", name));
     for s in 0..5 {
         host.observe(ev("a"), at(s)); // a: series, count 5

@@ -5,13 +5,12 @@
 
 mod common;
 
-use common::{Answer, Call, ScriptedSink};
+use common::{Answer, Call, Host, ScriptedSink};
 use hush_core::format::replay::Decision;
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::writer::Retried;
 use hush_core::{
-    Action, DropCause, Event, EventSource, ObjectReference, Options, Recorder, SinkError,
-    Timestamp, WriteStatus,
+    Action, DropCause, Event, EventSource, ObjectReference, Options, SinkError, Timestamp,
+    WriteStatus,
 };
 
 const SECOND: i64 = NANOS_PER_SECOND;
@@ -52,92 +51,33 @@ fn about(call: &Call, name: &str) -> bool {
     call.name().starts_with(&format!("{name}."))
 }
 
-/// A legacy recorder and its sink on an explicit clock.
-struct Host {
-    recorder: Recorder,
-    sink: ScriptedSink,
-    now: Timestamp,
-    retried: Vec<Retried>,
+/// Calls about pod `name`, with their instants.
+fn calls_about(host: &Host, name: &str) -> Vec<Timestamp> {
+    host.sink
+        .calls
+        .iter()
+        .filter(|(_, call, _)| about(call, name))
+        .map(|(t, _, _)| *t)
+        .collect()
 }
 
-impl Host {
-    fn new(options: Options, sink: ScriptedSink) -> Self {
-        Host {
-            recorder: Recorder::new(options).expect("valid options"),
-            sink,
-            now: start(),
-            retried: Vec::new(),
-        }
-    }
+/// How the held write about pod `name` ended.
+fn retried_status(host: &Host, name: &str) -> Vec<WriteStatus> {
+    host.retried
+        .iter()
+        .filter(|r| r.op.event().involved_object.name == name)
+        .map(|r| r.status.clone())
+        .collect()
+}
 
-    fn tick(&mut self, now: Timestamp) {
-        assert!(now >= self.now, "the clock went back");
-        self.now = now;
-        self.sink.now = now;
-        self.recorder.tick(now, &mut self.sink);
-        self.retried.extend(self.recorder.take_retried());
-    }
+/// A legacy recorder writing into `sink`.
+fn legacy(options: Options, sink: ScriptedSink) -> Host {
+    Host::new(options, sink, start())
+}
 
-    /// Ticks at every instant something is due, up to and including `t`.
-    fn run_until(&mut self, t: Timestamp) {
-        while let Some(due) = self.recorder.next_due() {
-            let due = due.max(self.now);
-            if due > t {
-                break;
-            }
-            self.tick(due);
-        }
-    }
-
-    /// Runs what is due up to `t`, then records `event` as is (not
-    /// completed by `prepare` unless `prepare` is set) at `t`.
-    fn record(&mut self, mut event: Event, t: Timestamp, prepare: bool) -> Decision {
-        self.run_until(t);
-        self.now = t;
-        self.sink.now = t;
-        if prepare {
-            self.recorder.prepare(&mut event, t);
-        }
-        let decision = self
-            .recorder
-            .observe(&event, t, &mut self.sink, true)
-            .into_decision();
-        self.retried.extend(self.recorder.take_retried());
-        decision
-    }
-
-    fn observe(&mut self, name: &str, t: Timestamp) -> Decision {
-        self.record(event(name), t, true)
-    }
-
-    /// Runs the clock on until nothing is held (at most a day).
-    fn drain(&mut self) {
-        let limit = self.now.plus_nanos(24 * 3600 * SECOND);
-        while let Some(due) = self.recorder.next_due() {
-            let due = due.max(self.now);
-            assert!(due <= limit, "still held a day later");
-            self.tick(due);
-        }
-    }
-
-    /// Calls about pod `name`, with their instants.
-    fn calls_about(&self, name: &str) -> Vec<Timestamp> {
-        self.sink
-            .calls
-            .iter()
-            .filter(|(_, call, _)| about(call, name))
-            .map(|(t, _, _)| *t)
-            .collect()
-    }
-
-    /// How the held write about pod `name` ended.
-    fn retried_status(&self, name: &str) -> Vec<WriteStatus> {
-        self.retried
-            .iter()
-            .filter(|r| r.op.event().involved_object.name == name)
-            .map(|r| r.status.clone())
-            .collect()
-    }
+/// Prepares and observes the event about pod `name` at `t`.
+fn observe(host: &mut Host, name: &str, t: Timestamp) -> Decision {
+    host.observe(event(name), t)
 }
 
 fn gave_up(attempts: u32, error: &str) -> WriteStatus {
@@ -155,14 +95,14 @@ fn gave_up(attempts: u32, error: &str) -> WriteStatus {
 fn a_write_failing_alone_holds_no_write_behind_it_and_is_given_up_after_12_attempts() {
     // The sink fails every write about pod "poison" (an error that is not
     // an HTTP status), and stores every other.
-    let mut host = Host::new(
+    let mut host = legacy(
         Options::default(),
         ScriptedSink::with(|_, call| match about(call, "poison") {
             true => Answer::Fail(SinkError::Failed("unexpected object".into())),
             false => Answer::Pass,
         }),
     );
-    let poison = host.observe("poison", at(0));
+    let poison = observe(&mut host, "poison", at(0));
     let WriteStatus::Held { retry_at } = poison.write.clone().unwrap() else {
         panic!("{poison:?}")
     };
@@ -172,7 +112,7 @@ fn a_write_failing_alone_holds_no_write_behind_it_and_is_given_up_after_12_attem
     // Fifty healthy writes while it is held, one every 10 s: each is written
     // at once.
     for k in 0..50 {
-        let d = host.observe(&format!("web-{k}"), at(10 * k + 5));
+        let d = observe(&mut host, &format!("web-{k}"), at(10 * k + 5));
         assert!(matches!(d.write, Some(WriteStatus::Written(_))), "{d:?}");
     }
     host.drain();
@@ -180,7 +120,7 @@ fn a_write_failing_alone_holds_no_write_behind_it_and_is_given_up_after_12_attem
 
     // The poison write was tried 12 times, client-go's maxTriesPerEvent,
     // with its own exponential backoff, then given up with its cause.
-    let tries = host.calls_about("poison");
+    let tries = calls_about(&host, "poison");
     assert_eq!(tries.len(), 12);
     for (n, gap) in tries.windows(2).map(|w| w[1].nanos_since(w[0])).enumerate() {
         let base = SECOND << n;
@@ -188,10 +128,10 @@ fn a_write_failing_alone_holds_no_write_behind_it_and_is_given_up_after_12_attem
         assert!((base..=base + base / 4).contains(&gap), "gap {n}: {gap}");
     }
     assert_eq!(
-        host.retried_status("poison"),
+        retried_status(&host, "poison"),
         [gave_up(12, "failed: unexpected object")]
     );
-    let stats = host.recorder.stats();
+    let stats = host.stats();
     assert_eq!(
         (
             stats.dropped_gave_up,
@@ -211,7 +151,7 @@ fn a_write_the_sink_fails_alone_with_503_lets_the_others_through_and_is_given_up
     // goes to the back of the queue, so the writes behind it wait out at
     // most two pauses and go through, and each failure of the poison write
     // that follows a success counts against it.
-    let mut host = Host::new(
+    let mut host = legacy(
         Options::default(),
         ScriptedSink::with(|_, call| match about(call, "poison") {
             true => Answer::Fail(SinkError::Unavailable(
@@ -220,28 +160,28 @@ fn a_write_the_sink_fails_alone_with_503_lets_the_others_through_and_is_given_up
             false => Answer::Pass,
         }),
     );
-    let poison = host.observe("poison", at(0));
+    let poison = observe(&mut host, "poison", at(0));
     assert!(matches!(poison.write, Some(WriteStatus::Held { .. })));
     for k in 0..40 {
-        host.observe(&format!("web-{k}"), at(60 * k + 30));
+        observe(&mut host, &format!("web-{k}"), at(60 * k + 30));
     }
     host.drain();
     assert_eq!(host.sink.store.len(), 40);
     // No write waited longer than two pauses at the longest backoff.
     for k in 0..40 {
         let name = format!("web-{k}");
-        let written = *host.calls_about(&name).last().unwrap();
+        let written = *calls_about(&host, &name).last().unwrap();
         let waited = written.nanos_since(at(60 * k + 30));
         assert!(waited <= 600 * SECOND, "{name} waited {waited} ns");
     }
     assert_eq!(
-        host.retried_status("poison"),
+        retried_status(&host, "poison"),
         [gave_up(
             12,
             "unavailable: 503 etcdserver: too many requests"
         )]
     );
-    let stats = host.recorder.stats();
+    let stats = host.stats();
     assert_eq!(
         (stats.dropped_gave_up, stats.held, stats.created),
         (1, 0, 40)
@@ -255,14 +195,14 @@ fn a_write_the_sink_fails_alone_with_503_lets_the_others_through_and_is_given_up
 #[test]
 fn a_403_ends_the_write_with_its_status_and_nothing_else_waits() {
     let forbidden = || SinkError::from_status(403, "events is forbidden", None);
-    let mut host = Host::new(
+    let mut host = legacy(
         Options::default(),
         ScriptedSink::with(move |_, call| match about(call, "locked") {
             true => Answer::Fail(forbidden()),
             false => Answer::Pass,
         }),
     );
-    let d = host.observe("locked", at(0));
+    let d = observe(&mut host, "locked", at(0));
     assert_eq!(
         d.write,
         Some(WriteStatus::Dropped(DropCause::Rejected {
@@ -271,11 +211,11 @@ fn a_403_ends_the_write_with_its_status_and_nothing_else_waits() {
         }))
     );
     assert_eq!(host.recorder.next_due(), None, "nothing held, nothing due");
-    let other = host.observe("web", at(0));
+    let other = observe(&mut host, "web", at(0));
     assert!(matches!(other.write, Some(WriteStatus::Written(_))));
     // A repeat is patched (the 403 answered the create); its patch is
     // forbidden too, and still not retried.
-    let again = host.observe("locked", at(20));
+    let again = observe(&mut host, "locked", at(20));
     assert_eq!(again.action, Action::Patch);
     assert!(matches!(
         again.write,
@@ -286,8 +226,8 @@ fn a_403_ends_the_write_with_its_status_and_nothing_else_waits() {
     ));
     host.drain();
     // No create after a patch answered with anything but 404.
-    assert_eq!(host.calls_about("locked").len(), 2);
-    let stats = host.recorder.stats();
+    assert_eq!(calls_about(&host, "locked").len(), 2);
+    let stats = host.stats();
     assert_eq!(
         (stats.dropped_rejected, stats.retries, stats.held_total),
         (2, 0, 0)
@@ -332,7 +272,7 @@ fn http_statuses_are_classified_as_client_go_would() {
 #[test]
 fn a_three_hour_outage_gives_up_no_held_write() {
     // Unreachable for three hours: about 190 probes, each a held write.
-    let mut host = Host::new(
+    let mut host = legacy(
         Options::default(),
         ScriptedSink::with(|now, _| match now < at(3 * 3600) {
             true => Answer::Fail(SinkError::Unreachable("connection refused".into())),
@@ -340,17 +280,17 @@ fn a_three_hour_outage_gives_up_no_held_write() {
         }),
     );
     for (k, name) in ["a", "b", "c"].into_iter().enumerate() {
-        let d = host.observe(name, at(k as i64));
+        let d = observe(&mut host, name, at(k as i64));
         assert!(matches!(d.write, Some(WriteStatus::Held { .. })));
     }
     host.drain();
     assert_eq!(host.sink.store.len(), 3);
-    let stats = host.recorder.stats();
+    let stats = host.stats();
     assert!(stats.unreachable > 150, "{stats:?}");
     assert_eq!((stats.dropped_gave_up, stats.held), (0, 0));
     // The probes took turns: each write was tried about a third of the time.
     for name in ["a", "b", "c"] {
-        let tries = host.calls_about(name).len();
+        let tries = calls_about(&host, name).len();
         assert!((55..=75).contains(&tries), "{name}: {tries}");
     }
 }
@@ -411,7 +351,7 @@ fn test_write_event_error() {
             attempts: 2,
         },
     ];
-    let mut host = Host::new(Options::default(), ScriptedSink::healthy());
+    let mut host = legacy(Options::default(), ScriptedSink::healthy());
     let mut t = at(0);
     for case in cases {
         let error = case.error.clone();
@@ -429,7 +369,7 @@ fn test_write_event_error() {
         e.first_timestamp = Some(t);
         e.last_timestamp = Some(t);
         e.count = 0;
-        let d = host.record(e, t, false);
+        let d = host.observe_as_is(e, t);
         assert_eq!(
             d.action,
             Action::Create,
@@ -446,7 +386,7 @@ fn test_write_event_error() {
         assert_eq!(host.sink.patches(), 0, "{}", case.name);
         t = host.now.plus_nanos(SECOND);
     }
-    let stats = host.recorder.stats();
+    let stats = host.stats();
     assert_eq!(
         (
             stats.dropped_rejected,
@@ -464,12 +404,12 @@ fn max_write_attempts_bounds_a_write_failing_alone() {
         max_write_attempts: 3,
         ..Options::default()
     };
-    let mut host = Host::new(
+    let mut host = legacy(
         options,
         ScriptedSink::failing(SinkError::Failed("boom".into())),
     );
-    host.observe("a", at(0));
+    observe(&mut host, "a", at(0));
     host.drain();
     assert_eq!(host.sink.creates(), 3);
-    assert_eq!(host.retried_status("a"), [gave_up(3, "failed: boom")]);
+    assert_eq!(retried_status(&host, "a"), [gave_up(3, "failed: boom")]);
 }

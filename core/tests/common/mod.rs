@@ -1,14 +1,20 @@
 //! What the end-to-end tests share: a sink that records every call the
-//! writer makes and answers it as the test scripts.
+//! writer makes and answers it as the test scripts, and a host that drives
+//! a recorder and that sink on an explicit clock.
 
 // Each test crate uses a different part of this module.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 
+use hush_core::format::replay::Decision;
+use hush_core::model::time::NANOS_PER_SECOND;
 use hush_core::write::patch::Patch;
 use hush_core::write::store::MemoryStore;
-use hush_core::{Event, EventSeries, Sink, SinkError, Stored, Timestamp};
+use hush_core::write::writer::Retried;
+use hush_core::{
+    Event, EventSeries, Options, Recorder, Sink, SinkError, Stats, Stored, TickReport, Timestamp,
+};
 
 /// A call the writer made.
 #[derive(Clone, Debug, PartialEq)]
@@ -157,5 +163,108 @@ impl Sink for ScriptedSink {
 
     fn list(&mut self, controller: &str, instance: &str) -> Result<Vec<Event>, SinkError> {
         self.store.list(controller, instance)
+    }
+}
+
+/// A recorder, its sink and the clock, driven the way the replay drives
+/// them: before an event observed at `t`, a tick at each instant something
+/// is due up to `t`. Timer reports and retried writes are kept.
+pub(crate) struct Host {
+    pub(crate) recorder: Recorder,
+    pub(crate) sink: ScriptedSink,
+    pub(crate) now: Timestamp,
+    pub(crate) reports: Vec<TickReport>,
+    pub(crate) retried: Vec<Retried>,
+}
+
+impl Host {
+    /// A recorder with `options` writing into `sink`, the clock at `now`.
+    pub(crate) fn new(options: Options, sink: ScriptedSink, now: Timestamp) -> Self {
+        Host {
+            recorder: Recorder::new(options).expect("valid options"),
+            sink,
+            now,
+            reports: Vec::new(),
+            retried: Vec::new(),
+        }
+    }
+
+    /// Ticks at `now` (which must not go back), telling the sink the time first.
+    pub(crate) fn tick(&mut self, now: Timestamp) -> Vec<TickReport> {
+        assert!(now >= self.now, "the clock went back");
+        self.now = now;
+        self.sink.now = now;
+        let reports = self.recorder.tick(now, &mut self.sink);
+        self.reports.extend(reports.iter().cloned());
+        self.retried.extend(self.recorder.take_retried());
+        reports
+    }
+
+    /// Ticks at every instant something is due, up to and including `t`.
+    pub(crate) fn run_until(&mut self, t: Timestamp) {
+        while let Some(due) = self.recorder.next_due() {
+            let due = due.max(self.now);
+            if due > t {
+                break;
+            }
+            let before = self.recorder.next_due();
+            self.tick(due);
+            if self.recorder.next_due() == before {
+                break;
+            }
+        }
+    }
+
+    /// Runs what is due up to `t`, then prepares and observes `event` at `t`.
+    pub(crate) fn observe(&mut self, mut event: Event, t: Timestamp) -> Decision {
+        self.run_until(t);
+        self.recorder.prepare(&mut event, t);
+        self.observe_as_is(event, t)
+    }
+
+    /// Observes `event` at `t` as it is, not completed by `prepare`.
+    pub(crate) fn observe_as_is(&mut self, event: Event, t: Timestamp) -> Decision {
+        self.run_until(t);
+        assert!(t >= self.now, "the clock went back");
+        self.now = t;
+        self.sink.now = t;
+        let decision = self
+            .recorder
+            .observe(&event, t, &mut self.sink, true)
+            .into_decision();
+        self.retried.extend(self.recorder.take_retried());
+        decision
+    }
+
+    /// Runs the clock on until no series is open and no write is held.
+    pub(crate) fn drain(&mut self) {
+        let limit = self.now.plus_nanos(24 * 3600 * NANOS_PER_SECOND);
+        while self.recorder.has_pending() {
+            let due = self.recorder.next_due().expect("something is due");
+            let due = due.max(self.now);
+            assert!(
+                due <= limit,
+                "still pending a day later: {:?}",
+                self.stats()
+            );
+            let before = self.recorder.next_due();
+            self.tick(due);
+            assert!(
+                self.recorder.next_due() != before || self.recorder.next_due().is_none(),
+                "nothing moved at {due:?}: {:?}",
+                self.stats()
+            );
+        }
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        self.recorder.stats()
+    }
+
+    /// The one event in the store, asserting there is exactly one.
+    pub(crate) fn only_stored(&self) -> &Event {
+        let stored: Vec<&Event> = self.sink.store.events().collect();
+        assert_eq!(stored.len(), 1, "{stored:?}");
+        stored[0]
     }
 }
