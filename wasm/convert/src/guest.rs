@@ -13,7 +13,9 @@ macro_rules! guest_conversions {
             use alloc::vec::Vec;
 
             use $api as api;
-            use $crate::hush_core::write::recorder::{Action, Outcome, TickKind, TickReport, TickWrite};
+            use $crate::hush_core::write::recorder::{
+                Action, Outcome, TickKind, TickReport, TickWrite,
+            };
             use $crate::hush_core::write::writer::{DropCause, Retried, WriteStatus};
             use $crate::hush_core::{Patch, Rule, Stats, Why};
 
@@ -66,8 +68,10 @@ macro_rules! guest_conversions {
                     lru_cache_size: o.lru_cache_size as usize,
                     burst: o.burst,
                     qps: o.qps,
-                    spam_key: $crate::__same_variants!(o.spam_key, api::SpamKeyFields => SpamKeyFields:
-                        SourceObjectType, SourceObjectTypeReason),
+                    spam_key: $crate::__same_variants!(
+                        o.spam_key, api::SpamKeyFields => SpamKeyFields:
+                        SourceObjectType, SourceObjectTypeReason
+                    ),
                     max_events: o.max_events,
                     max_interval_seconds: o.max_interval_seconds,
                     heartbeat_seconds: o.heartbeat_seconds,
@@ -83,9 +87,7 @@ macro_rules! guest_conversions {
 
             fn wit_why(w: Why<Vec<String>>) -> api::Why {
                 api::Why {
-                    rule: $crate::__same_variants!(w.rule, Rule => api::Rule:
-                        FirstSeen, Repeat, Aggregated, SpamFiltered, Singleton, SeriesStart,
-                        SeriesRepeat, Heartbeat, Finish, Evicted),
+                    rule: $crate::__map_rule!(w.rule, Rule => api::Rule),
                     key: w.key,
                     count: w.count,
                     distinct_messages: w.distinct_messages,
@@ -122,8 +124,7 @@ macro_rules! guest_conversions {
             /// An outcome for the host.
             pub(crate) fn wit_outcome(o: Outcome<'_>) -> api::Outcome {
                 api::Outcome {
-                    action: $crate::__same_variants!(o.action, Action => api::Action:
-                        Create, Patch, Drop, Absorb, Refuse, Trap),
+                    action: $crate::__map_action!(o.action, Action => api::Action),
                     event: o.event.as_deref().map(|e| wit_event_from(e.clone())),
                     patch: o.patch.as_ref().map(wit_patch),
                     why: o.why.map(|w| wit_why(w.to_owned())),
@@ -143,8 +144,7 @@ macro_rules! guest_conversions {
             /// A timer report for the host.
             pub(crate) fn wit_tick(t: TickReport) -> api::TickReport {
                 api::TickReport {
-                    kind: $crate::__same_variants!(t.kind, TickKind => api::TickKind:
-                        Heartbeat, Finish, Evict),
+                    kind: $crate::__map_tick_kind!(t.kind, TickKind => api::TickKind),
                     at: t.at.nanos(),
                     writes: t.writes.into_iter().map(wit_tick_write).collect(),
                 }

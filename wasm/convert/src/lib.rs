@@ -79,3 +79,42 @@ macro_rules! __same_variants {
         }
     }};
 }
+
+/// Maps a [`Rule`](hush_core::Rule) to or from its WIT twin.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __map_rule {
+    ($value:expr, $from:path => $to:path) => {
+        $crate::__same_variants!($value, $from => $to:
+            FirstSeen, Repeat, Aggregated, SpamFiltered, Singleton, SeriesStart,
+            SeriesRepeat, Heartbeat, Finish, Evicted)
+    };
+}
+
+/// Maps an [`Action`](hush_core::Action) to or from its WIT twin.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __map_action {
+    ($value:expr, $from:path => $to:path) => {
+        $crate::__same_variants!($value, $from => $to: Create, Patch, Drop, Absorb, Refuse, Trap)
+    };
+}
+
+/// Maps a [`TickKind`](hush_core::TickKind) to or from its WIT twin.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __map_tick_kind {
+    ($value:expr, $from:path => $to:path) => {
+        $crate::__same_variants!($value, $from => $to: Heartbeat, Finish, Evict)
+    };
+}
+
+/// Builds `$to` from the fields of `$from` with the same names.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __copy_fields {
+    ($from:ident => $to:path { $($field:ident),+ $(,)? }) => {{
+        use $to as To;
+        To { $($field: $from.$field,)+ }
+    }};
+}

@@ -27,9 +27,7 @@ macro_rules! __outputs_in {
 
         fn why_from_wit(w: api::Why) -> Explanation {
             Why {
-                rule: $crate::__same_variants!(w.rule, api::Rule => Rule:
-                    FirstSeen, Repeat, Aggregated, SpamFiltered, Singleton, SeriesStart,
-                    SeriesRepeat, Heartbeat, Finish, Evicted),
+                rule: $crate::__map_rule!(w.rule, api::Rule => Rule),
                 key: w.key,
                 count: w.count,
                 distinct_messages: w.distinct_messages,
@@ -72,8 +70,7 @@ macro_rules! __outputs_in {
         /// An outcome from the guest, as the replay prints it.
         pub(crate) fn decision_from_wit(o: api::Outcome) -> Decision {
             Decision {
-                action: $crate::__same_variants!(o.action, api::Action => Action:
-                    Create, Patch, Drop, Absorb, Refuse, Trap),
+                action: $crate::__map_action!(o.action, api::Action => Action),
                 event: o.event.map(|e| alloc::boxed::Box::new(event_from_wit(e))),
                 patch: o.patch.map(patch_from_wit),
                 why: o.why.map(why_from_wit),
@@ -95,8 +92,7 @@ macro_rules! __outputs_in {
         /// A timer report from the guest.
         pub(crate) fn tick_from_wit(t: api::TickReport) -> TickReport {
             TickReport {
-                kind: $crate::__same_variants!(t.kind, api::TickKind => TickKind:
-                    Heartbeat, Finish, Evict),
+                kind: $crate::__map_tick_kind!(t.kind, api::TickKind => TickKind),
                 at: Timestamp::from_nanos(t.at),
                 writes: t
                     .writes

@@ -25,27 +25,15 @@ macro_rules! __records {
         }
 
         fn ref_into_wit(r: ObjectReference) -> types::ObjectReference {
-            types::ObjectReference {
-                kind: r.kind,
-                namespace: r.namespace,
-                name: r.name,
-                uid: r.uid,
-                api_version: r.api_version,
-                resource_version: r.resource_version,
-                field_path: r.field_path,
-            }
+            $crate::__copy_fields!(r => types::ObjectReference {
+                kind, namespace, name, uid, api_version, resource_version, field_path
+            })
         }
 
         fn ref_from_wit(r: types::ObjectReference) -> ObjectReference {
-            ObjectReference {
-                kind: r.kind,
-                namespace: r.namespace,
-                name: r.name,
-                uid: r.uid,
-                api_version: r.api_version,
-                resource_version: r.resource_version,
-                field_path: r.field_path,
-            }
+            $crate::__copy_fields!(r => ObjectReference {
+                kind, namespace, name, uid, api_version, resource_version, field_path
+            })
         }
 
         /// A series as a WIT record.
