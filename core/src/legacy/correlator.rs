@@ -188,7 +188,7 @@ impl Correlator {
         };
         let aggregated = distinct_messages.is_some();
 
-        // The logger counts a combined event under the group's key.
+        // The dedup stage counts a combined event under the group's key.
         let (key, key_lookup) = match aggregated {
             true => (group, group_lookup),
             false => (
@@ -278,7 +278,7 @@ impl Correlator {
         );
     }
 
-    /// Seeds the logger cache from the events this recorder wrote, listed
+    /// Seeds the dedup cache from the events this recorder wrote, listed
     /// from the sink after a restart: each event's count, name, resource
     /// version and first timestamp under its event key, so that its next
     /// occurrence is patched rather than created again. The listed events
@@ -319,7 +319,7 @@ impl Correlator {
     }
 }
 
-/// The event as `eventObserve` returns it, given the logger's entry for it:
+/// The event as `eventObserve` returns it, given the dedup stage's entry for it:
 /// a first sighting goes out as it came; a repeat, and a combined event,
 /// take the entry's name, resource version, first timestamp and count (a
 /// combined event's first sighting made an entry with a new name, count 1
@@ -347,7 +347,7 @@ fn observed<'e>(
 
 /// The combined event client-go's aggregator makes: only these fields are
 /// set, so annotations and the reporting fields are lost, and the name is
-/// not validated. Its name, first timestamp and count are the logger
+/// not validated. Its name, first timestamp and count are the dedup
 /// entry's, set by [`observed`].
 fn combined_event(event: &Event, now: Timestamp) -> Event {
     let mut message = String::with_capacity(COMBINED_PREFIX.len() + event.message.len());

@@ -11,7 +11,7 @@ use crate::key::cache::{KeyHasher, Lookup};
 use crate::lru::Lru;
 use crate::model::time::Timestamp;
 
-/// What the logger remembers about one event.
+/// What the dedup stage remembers about one event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct LogEntry {
@@ -21,7 +21,7 @@ pub(crate) struct LogEntry {
     pub(crate) resource_version: String,
 }
 
-/// Whether the logger had seen the event before.
+/// Whether the dedup stage had seen the event before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Seen {
     /// Not cached, or cached with count 0: the event goes out as it came,
@@ -32,7 +32,7 @@ pub(crate) enum Seen {
     Again,
 }
 
-/// The logger's LRU.
+/// The dedup stage's LRU.
 #[derive(Debug)]
 pub(crate) struct Dedup {
     pub(crate) cache: Lru<LogEntry>,

@@ -16,7 +16,7 @@
 //! `(encoded key bytes, value)` pairs, least recently used first:
 //!
 //! - legacy: the aggregator's groups (each window's messages sorted, so the
-//!   bytes do not depend on hash order), the logger's entries, the spam
+//!   bytes do not depend on hash order), the dedup stage's entries, the spam
 //!   filter's token buckets;
 //! - series: the series cache (singletons and open series) and the two timers;
 //! - writer: the held writes (oldest first, each with its failed attempts,
@@ -134,14 +134,14 @@ fn refill<V>(lru: &mut Lru<V>, entries: Entries<V>) -> u64 {
 #[derive(Serialize)]
 struct LegacyRef<'a> {
     aggregator: OldestFirst<'a, Record>,
-    logger: OldestFirst<'a, LogEntry>,
+    dedup: OldestFirst<'a, LogEntry>,
     spam: OldestFirst<'a, TokenBucket>,
 }
 
 #[derive(Deserialize)]
 struct LegacyOwned {
     aggregator: Entries<Record>,
-    logger: Entries<LogEntry>,
+    dedup: Entries<LogEntry>,
     spam: Entries<TokenBucket>,
 }
 
@@ -252,7 +252,7 @@ impl Recorder {
             Engine::Legacy(c) => {
                 let legacy = LegacyRef {
                     aggregator: OldestFirst(&c.aggregator.cache),
-                    logger: OldestFirst(&c.dedup.cache),
+                    dedup: OldestFirst(&c.dedup.cache),
                     spam: OldestFirst(&c.spam.cache),
                 };
                 postcard::to_extend(&(legacy, writer, self.stats()), out)
@@ -292,7 +292,7 @@ impl Recorder {
             Engine::Legacy(c) => {
                 let (legacy, writer, stats): (LegacyOwned, WriterOwned, Stats) = decode(payload)?;
                 refill(&mut c.aggregator.cache, legacy.aggregator);
-                refill(&mut c.dedup.cache, legacy.logger);
+                refill(&mut c.dedup.cache, legacy.dedup);
                 refill(&mut c.spam.cache, legacy.spam);
                 (writer, stats)
             }

@@ -461,7 +461,7 @@ fn aggregator_windows_serialise_sorted() {
             recorder.prepare(&mut e, now);
             recorder.observe(&e, now, &mut sink, false);
         }
-        // Only the aggregator's window is compared: the logger and spam
+        // Only the aggregator's window is compared: the dedup and spam
         // caches differ in recency by construction.
         let Engine::Legacy(c) = &recorder.engine else {
             unreachable!()

@@ -365,7 +365,7 @@ impl Recorder {
     /// - Series mode: open series and singletons come back
     ///   ([`SeriesCorrelator::rebuild`]), so later occurrences are absorbed
     ///   into the same Event and its count goes on from the listed count.
-    /// - Legacy mode: the logger cache is seeded with each listed event's
+    /// - Legacy mode: the dedup cache is seeded with each listed event's
     ///   count, name, resource version and first timestamp under its event
     ///   key ([`Correlator::rebuild`]), so a repeat is patched, not created
     ///   again.
