@@ -4,7 +4,7 @@
 // keeps. Indexes are typed arrays in CSR form (offsets + items), so 100,000
 // events cost a few arrays, not 100,000 objects.
 
-import type { BadRecord, Facts, RunColumns } from './protocol';
+import type { BadRecord, Facts, RunColumns, StringColumns } from './protocol';
 
 /** Decisions, as the columns' `labels` name them. */
 export const enum Act {
@@ -183,20 +183,8 @@ export function isFiltered(f: Filter): boolean {
   return Object.values(f).some((v) => v !== '');
 }
 
-/** Columns a filter reads: facts and stored events have these. */
-interface Columns {
-  namespace: Uint32Array;
-  kind: Uint32Array;
-  name: Uint32Array;
-  reason: Uint32Array;
-  type: Uint32Array;
-  component: Uint32Array;
-  message: Uint32Array;
-  strings: string[];
-}
-
-/** Which rows of `columns` pass `f`: a predicate compiled against its string table. */
-export function compile(f: Filter, c: Columns): (i: number) => boolean {
+/** Which rows of `c` (input events or stored events) pass `f`: a predicate compiled against its string table. */
+export function compile(f: Filter, c: StringColumns): (i: number) => boolean {
   const s = c.strings;
   const exact = (want: string) => (want === '' ? null : new Set(s.flatMap((v, id) => (v === want ? [id] : []))));
   const contains = (want: string) => {

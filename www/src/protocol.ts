@@ -13,11 +13,8 @@ export interface Options {
   'spam-key'?: 'source-object-type' | 'source-object-type-reason';
 }
 
-/** One column per input event, strings as numbers into `strings`. */
-export interface Facts {
-  at: Float64Array;
-  start: Uint32Array;
-  end: Uint32Array;
+/** An event's strings as columns: numbers into `strings`. The involved object's namespace, kind and name; the event's reason, type, reporting component and message. */
+export interface StringColumns {
   namespace: Uint32Array;
   kind: Uint32Array;
   name: Uint32Array;
@@ -28,15 +25,15 @@ export interface Facts {
   strings: string[];
 }
 
+/** One column per input event: when it is observed (ms), its bytes in the file, its strings. */
+export interface Facts extends StringColumns {
+  at: Float64Array;
+  start: Uint32Array;
+  end: Uint32Array;
+}
+
 /** The stored events of a run, as columns. */
-export interface StoredColumns {
-  namespace: Uint32Array;
-  kind: Uint32Array;
-  name: Uint32Array;
-  reason: Uint32Array;
-  type: Uint32Array;
-  component: Uint32Array;
-  message: Uint32Array;
+export interface StoredColumns extends StringColumns {
   eventNamespace: Uint32Array;
   eventName: Uint32Array;
   first: Float64Array;
@@ -46,7 +43,6 @@ export interface StoredColumns {
   lastNanos: BigInt64Array;
   count: Int32Array;
   series: Uint8Array;
-  strings: string[];
 }
 
 /** hush-core Stats (camelCase). */
