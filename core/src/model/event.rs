@@ -39,6 +39,13 @@ pub struct ObjectReference {
 }
 
 impl ObjectReference {
+    /// Becomes a copy of `source`, reusing this reference's buffers.
+    pub fn copy_from(&mut self, source: &ObjectReference) {
+        for (to, from) in self.fields_mut().into_iter().zip(source.fields()) {
+            to.clone_from(from);
+        }
+    }
+
     /// The fields in Go's declaration order.
     pub fn fields(&self) -> [&String; 7] {
         [
@@ -140,6 +147,66 @@ impl Event {
     /// The event's name (`metadata.name`).
     pub fn name(&self) -> &str {
         &self.metadata.name
+    }
+
+    /// Becomes a copy of `source`, field by field, reusing this event's
+    /// string buffers: no allocation once they are large enough (a derived
+    /// `clone_from` replaces the whole event).
+    ///
+    /// ```
+    /// use hush_core::Event;
+    /// let mut source = Event::default();
+    /// source.reason = "BackOff".into();
+    /// source.involved_object.name = "web-1".into();
+    /// let mut copy = Event::default();
+    /// copy.message = "an older message".into();
+    /// copy.copy_from(&source);
+    /// assert_eq!(copy, source);
+    /// ```
+    pub fn copy_from(&mut self, source: &Event) {
+        let Event {
+            metadata,
+            involved_object,
+            reason,
+            message,
+            source: event_source,
+            first_timestamp,
+            last_timestamp,
+            count,
+            type_,
+            event_time,
+            series,
+            action,
+            related,
+            reporting_controller,
+            reporting_instance,
+        } = source;
+        self.metadata.name.clone_from(&metadata.name);
+        self.metadata.namespace.clone_from(&metadata.namespace);
+        self.metadata
+            .resource_version
+            .clone_from(&metadata.resource_version);
+        if self.metadata.annotations != metadata.annotations {
+            self.metadata.annotations.clone_from(&metadata.annotations);
+        }
+        self.involved_object.copy_from(involved_object);
+        self.reason.clone_from(reason);
+        self.message.clone_from(message);
+        self.source.component.clone_from(&event_source.component);
+        self.source.host.clone_from(&event_source.host);
+        self.first_timestamp = *first_timestamp;
+        self.last_timestamp = *last_timestamp;
+        self.count = *count;
+        self.type_.clone_from(type_);
+        self.event_time = *event_time;
+        self.series = *series;
+        self.action.clone_from(action);
+        match (&mut self.related, related) {
+            (Some(to), Some(from)) => to.copy_from(from),
+            (to, from) => to.clone_from(from),
+        }
+        self.reporting_controller.clone_from(reporting_controller);
+        self.reporting_instance.clone_from(reporting_instance);
     }
 }
 
