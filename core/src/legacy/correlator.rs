@@ -12,12 +12,13 @@ use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry, assign};
 use crate::legacy::spam_filter::SpamFilter;
 use crate::legacy::token_bucket::{Rate, Take};
 use crate::model::error::OptionsError;
-use crate::model::event::{Event, ObjectMeta};
+use crate::model::event::Event;
 use crate::model::name::raw_event_name;
 use crate::model::options::{Options, nonzero};
 use crate::model::time::Timestamp;
 use crate::model::why::{Rule, Why};
 use crate::write::patch::LegacyPatch;
+use crate::write::sink::Stored;
 
 /// The two clock readings client-go takes per event: the aggregator's, then
 /// the spam filter's. Replays use one instant for both.
@@ -115,7 +116,19 @@ pub struct Correlator {
     pub(crate) spam: SpamFilter,
     spam_key: SpamKeyFields,
     hasher: KeyHasher,
+    /// The keys of the event last correlated.
     keys: LegacyKeys,
+    /// The hash of `keys.event()` when the event last correlated is to be
+    /// written under that key (not a combined event), for its UpdateState.
+    written_key: Option<u64>,
+    /// The keys of events whose writes are recorded otherwise (held
+    /// writes retried), kept apart so `keys` stays the last correlated.
+    update_keys: LegacyKeys,
+    /// Buffers of the last built event and patch, given back by the
+    /// writer ([`Correlator::recycle`]), so a written repeat allocates
+    /// nothing.
+    spare_event: Option<Box<Event>>,
+    spare_message: String,
 }
 
 impl Correlator {
@@ -137,6 +150,10 @@ impl Correlator {
             spam_key: options.spam_key,
             hasher,
             keys: LegacyKeys::default(),
+            written_key: None,
+            update_keys: LegacyKeys::default(),
+            spare_event: None,
+            spare_message: String::new(),
         })
     }
 
@@ -172,6 +189,7 @@ impl Correlator {
     ) -> Correlation<'e> {
         // One pass over the event's fields encodes all three keys.
         self.keys.encode(event);
+        self.written_key = None;
         let hasher = self.hasher;
         fn hashed<'a>(hasher: &KeyHasher, bytes: &'a [u8]) -> Lookup<'a> {
             Lookup::hashed(bytes, hasher.hash(bytes))
@@ -196,6 +214,7 @@ impl Correlator {
                 hashed(&hasher, keys.event()),
             ),
         };
+        let event_hash = key_lookup.hash_with(&hasher);
         let (seen, entry) = self.dedup.observe(key_lookup, |entry| {
             if aggregated {
                 entry.count = 1;
@@ -234,12 +253,32 @@ impl Correlator {
             why.spam_key = Some(spam_key);
             why.tokens = Some(available);
             let event = detail.then(|| {
-                Box::new(observed(event, entry, aggregated, seen, at.aggregator).into_owned())
+                let mut spare = None;
+                let built = observed(&mut spare, event, entry, aggregated, seen, at.aggregator);
+                Box::new(built.into_owned())
             });
             return Correlation::Skip { event, why };
         }
-        let observed = observed(event, entry, aggregated, seen, at.aggregator);
-        let patch = (seen == Seen::Again).then(|| LegacyPatch::of(&observed));
+        let observed = observed(
+            &mut self.spare_event,
+            event,
+            entry,
+            aggregated,
+            seen,
+            at.aggregator,
+        );
+        let patch = (seen == Seen::Again).then(|| {
+            let mut message = core::mem::take(&mut self.spare_message);
+            message.clone_from(&observed.message);
+            LegacyPatch {
+                count: observed.count,
+                last_timestamp: observed.last_timestamp,
+                message,
+            }
+        });
+        if !aggregated {
+            self.written_key = Some(event_hash);
+        }
         Correlation::Write {
             event: observed,
             patch,
@@ -247,12 +286,41 @@ impl Correlator {
         }
     }
 
+    /// Takes back the buffers of a written correlation: the event built for
+    /// a repeat or combined event, and the patch, to build the next ones in.
+    pub fn recycle(&mut self, built: Option<Box<Event>>, patch: Option<LegacyPatch>) {
+        if built.is_some() {
+            self.spare_event = built;
+        }
+        if let Some(patch) = patch {
+            self.spare_message = patch.message;
+        }
+    }
+
+    /// [`update_state_from`](Correlator::update_state_from) for the event
+    /// the last [`correlate_with`](Correlator::correlate_with) decided to
+    /// write (as written, built or not), reusing the key it computed.
+    pub fn update_state_from_observed(&mut self, sent: &Event, stored: &Stored) {
+        let Some(hash) = self.written_key.take() else {
+            return self.update_state_from(sent, stored);
+        };
+        self.dedup.update_state(
+            Lookup::hashed(self.keys.event(), hash),
+            StoredEntry {
+                count: stored.count,
+                first_timestamp: sent.first_timestamp,
+                name: &stored.name,
+                resource_version: &stored.resource_version,
+            },
+        );
+    }
+
     /// client-go `UpdateState`: records what the API server stored, under
     /// the full key of the stored event.
     pub fn update_state(&mut self, stored: &Event) {
-        self.keys.encode(stored);
+        self.update_keys.encode(stored);
         self.dedup.update_state(
-            self.keys.event().into(),
+            self.update_keys.event().into(),
             StoredEntry {
                 count: stored.count,
                 first_timestamp: stored.first_timestamp,
@@ -265,10 +333,10 @@ impl Correlator {
     /// [`update_state`](Correlator::update_state) from the event sent and
     /// what the sink stored (the stored event shares the sent one's key
     /// fields), without copying the event.
-    pub fn update_state_from(&mut self, sent: &Event, stored: &crate::write::sink::Stored) {
-        self.keys.encode(sent);
+    pub fn update_state_from(&mut self, sent: &Event, stored: &Stored) {
+        self.update_keys.encode(sent);
         self.dedup.update_state(
-            self.keys.event().into(),
+            self.update_keys.event().into(),
             StoredEntry {
                 count: stored.count,
                 first_timestamp: sent.first_timestamp,
@@ -295,8 +363,8 @@ impl Correlator {
             .into_iter()
             .filter(|e| e.count > 0 && !e.message.starts_with(COMBINED_PREFIX))
             .map(|e| {
-                self.keys.encode(&e);
-                let key = self.keys.event().to_vec();
+                self.update_keys.encode(&e);
+                let key = self.update_keys.event().to_vec();
                 let entry = LogEntry {
                     count: e.count,
                     first_timestamp: e.first_timestamp,
@@ -325,45 +393,69 @@ impl Correlator {
 /// combined event's first sighting made an entry with a new name, count 1
 /// and `now` as first timestamp).
 fn observed<'e>(
+    spare: &mut Option<Box<Event>>,
     event: &'e Event,
     entry: &LogEntry,
     aggregated: bool,
     seen: Seen,
     now: Timestamp,
 ) -> Observed<'e> {
-    let mut out = match (aggregated, seen) {
-        (false, Seen::First) => return Observed::Input(event),
-        (false, Seen::Again) => event.clone(),
-        (true, _) => combined_event(event, now),
-    };
-    out.metadata.name.clone_from(&entry.name);
-    out.metadata
-        .resource_version
-        .clone_from(&entry.resource_version);
+    if (aggregated, seen) == (false, Seen::First) {
+        return Observed::Input(event);
+    }
+    let mut out = spare.take().unwrap_or_default();
+    match aggregated {
+        false => out.copy_from(event),
+        true => combined_event(&mut out, event, now),
+    }
+    assign(&mut out.metadata.name, &entry.name);
+    assign(&mut out.metadata.resource_version, &entry.resource_version);
     out.first_timestamp = entry.first_timestamp;
     out.count = entry.count;
-    Observed::Built(Box::new(out))
+    Observed::Built(out)
 }
 
-/// The combined event client-go's aggregator makes: only these fields are
-/// set, so annotations and the reporting fields are lost, and the name is
-/// not validated. Its name, first timestamp and count are the dedup
-/// entry's, set by [`observed`].
-fn combined_event(event: &Event, now: Timestamp) -> Event {
-    let mut message = String::with_capacity(COMBINED_PREFIX.len() + event.message.len());
+/// Makes `out` the combined event client-go's aggregator makes from
+/// `event`: only these fields are set, so annotations and the reporting
+/// fields are lost, and the name is not validated. Its name, first
+/// timestamp and count are the dedup entry's, set by [`observed`].
+fn combined_event(out: &mut Event, event: &Event, now: Timestamp) {
+    let Event {
+        metadata,
+        involved_object,
+        reason,
+        message,
+        source,
+        first_timestamp,
+        last_timestamp,
+        count,
+        type_,
+        event_time,
+        series,
+        action,
+        related,
+        reporting_controller,
+        reporting_instance,
+    } = out;
+    metadata.name.clear();
+    metadata.namespace.clone_from(&event.metadata.namespace);
+    metadata.resource_version.clear();
+    metadata.annotations.clear();
+    involved_object.copy_from(&event.involved_object);
+    reason.clone_from(&event.reason);
+    message.clear();
     message.push_str(COMBINED_PREFIX);
     message.push_str(&event.message);
-    Event {
-        metadata: ObjectMeta {
-            namespace: event.metadata.namespace.clone(),
-            ..ObjectMeta::default()
-        },
-        involved_object: event.involved_object.clone(),
-        reason: event.reason.clone(),
-        message,
-        source: event.source.clone(),
-        last_timestamp: Some(now),
-        type_: event.type_.clone(),
-        ..Event::default()
-    }
+    source.component.clone_from(&event.source.component);
+    source.host.clone_from(&event.source.host);
+    *first_timestamp = None;
+    *last_timestamp = Some(now);
+    *count = 0;
+    type_.clone_from(&event.type_);
+    *event_time = None;
+    *series = None;
+    action.clear();
+    *related = None;
+    reporting_controller.clear();
+    reporting_instance.clear();
 }

@@ -7,11 +7,12 @@ mod report;
 
 pub use report::{Action, Outcome, TickKind, TickReport, TickWrite};
 
+use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::key::KeyRef;
-use crate::legacy::correlator::{Correlation, Correlator};
+use crate::legacy::correlator::{Correlation, Correlator, Observed};
 use crate::model::complete::{complete_core_v1, complete_events_v1};
 use crate::model::error::OptionsError;
 use crate::model::event::Event;
@@ -147,7 +148,7 @@ impl Recorder {
                         }
                     }
                     SeriesDecision::Write { op, why } => {
-                        self.write_observed(Request::from(*op), why, now, sink, detail)
+                        self.write_observed(&Request::from(*op), why, now, sink, detail)
                     }
                 }
             }
@@ -179,13 +180,29 @@ impl Recorder {
                 // client-go decides on the count: an event with count > 1
                 // that is not cached is patched with its own fields (client-go
                 // sends an empty body and relies on the 404 fallback).
-                let patch = (event.count > 1)
-                    .then(|| Patch::Legacy(patch.unwrap_or_else(|| LegacyPatch::of(&event))));
-                let request = Request {
-                    event: event.into_cow(),
-                    patch,
+                let patch = match (event.count > 1, patch) {
+                    (true, patch) => Some(patch.unwrap_or_else(|| LegacyPatch::of(&event))),
+                    (false, _) => None,
                 };
-                self.write_observed(request, why, now, sink, detail)
+                let mut built = None;
+                let sent: &Event = match event {
+                    Observed::Input(event) => event,
+                    Observed::Built(event) => built.insert(event),
+                };
+                let request = Request {
+                    event: Cow::Borrowed(sent),
+                    patch: patch.map(Patch::Legacy),
+                };
+                let outcome = self.write_observed(&request, why, now, sink, detail);
+                // The built event and the patch go back for the next repeat.
+                let patch = match request.patch {
+                    Some(Patch::Legacy(patch)) => Some(patch),
+                    _ => None,
+                };
+                if let Engine::Legacy(correlator) = &mut self.engine {
+                    correlator.recycle(built, patch);
+                }
+                outcome
             }
         }
     }
@@ -193,7 +210,7 @@ impl Recorder {
     /// Writes `request`, an observed event's create or patch, and reports it.
     fn write_observed<'e>(
         &mut self,
-        request: Request<'_>,
+        request: &Request<'_>,
         why: Why<KeyRef<'e>>,
         now: Timestamp,
         sink: &mut dyn Sink,
@@ -222,19 +239,32 @@ impl Recorder {
 
     /// Writes one timer-made write through the write path.
     fn write_timer(&mut self, write: TimerWrite, now: Timestamp, sink: &mut dyn Sink) -> TickWrite {
-        let report_op = write.op.clone();
-        let status = self.submit(Request::from(write.op), now, sink);
+        let request = Request::from(write.op);
+        let status = self.submit(&request, now, sink);
         TickWrite {
-            op: report_op,
+            op: request.into_op(),
             why: write.why,
             status,
         }
     }
 
     /// Writes `request` now, or holds it (due retries first); every write
-    /// the sink stores updates the engine.
-    fn submit(&mut self, request: Request<'_>, now: Timestamp, sink: &mut dyn Sink) -> WriteStatus {
-        let done = &mut |sent: &Event, stored: &Stored| self.engine.written(sent, stored);
+    /// the sink stores updates the engine (for `request` itself, with the
+    /// key the correlator computed for it).
+    fn submit(
+        &mut self,
+        request: &Request<'_>,
+        now: Timestamp,
+        sink: &mut dyn Sink,
+    ) -> WriteStatus {
+        let requested: &Event = &request.event;
+        let done = &mut |sent: &Event, stored: &Stored| match &mut self.engine {
+            // Held writes retried first are other events, in other places.
+            Engine::Legacy(correlator) if core::ptr::eq(sent, requested) => {
+                correlator.update_state_from_observed(sent, stored)
+            }
+            engine => engine.written(sent, stored),
+        };
         self.writer
             .submit(request, now, sink, &mut self.stats, done)
     }

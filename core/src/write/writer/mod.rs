@@ -119,7 +119,7 @@ impl Writer {
     /// successful write, to update correlator state.
     pub(crate) fn submit(
         &mut self,
-        request: Request<'_>,
+        request: &Request<'_>,
         now: Timestamp,
         sink: &mut dyn Sink,
         stats: &mut Stats,
@@ -132,7 +132,7 @@ impl Writer {
                 .peek(&held::target_key_of(&request.event))
                 .is_some();
         if waiting || self.paused(now) {
-            return self.hold(request.into_op(), 0, now, String::new(), stats);
+            return self.hold(request.clone().into_op(), 0, now, String::new(), stats);
         }
         let mut attempts = 0;
         loop {
@@ -152,7 +152,10 @@ impl Writer {
                     attempts,
                     retry_at,
                     error,
-                } => return self.hold(request.into_op(), attempts, retry_at, error, stats),
+                } => {
+                    let op = request.clone().into_op();
+                    return self.hold(op, attempts, retry_at, error, stats);
+                }
             }
         }
     }
