@@ -214,6 +214,13 @@ fn set_property(mut c: C<'_>, ptr: i32, len: i32, value_ptr: i32, value_len: i32
     fail(status::NOT_FOUND)
 }
 
+/// `proxy_grpc_call` and `proxy_grpc_stream`: the upstream is read (its
+/// memory checked) and is none this host knows.
+fn unknown_grpc_upstream(mut c: C<'_>, up: i32, len: i32) -> Done {
+    Guest { caller: &mut c }.read(up, len)?;
+    fail(status::PARSE_FAILURE)
+}
+
 /// Registers the VM hostcalls.
 pub(super) fn link(l: &mut Linker<HostState>) -> wasmtime::Result<()> {
     l.func_wrap("env", "proxy_log", |c: C<'_>, a, b, d| {
@@ -285,9 +292,9 @@ pub(super) fn link(l: &mut Linker<HostState>) -> wasmtime::Result<()> {
     l.func_wrap(
         "env",
         "proxy_grpc_call",
-        |mut c: C<'_>,
-         up: i32,
-         up_len: i32,
+        |c: C<'_>,
+         up,
+         len,
          _: i32,
          _: i32,
          _: i32,
@@ -297,32 +304,13 @@ pub(super) fn link(l: &mut Linker<HostState>) -> wasmtime::Result<()> {
          _: i32,
          _: i32,
          _: i32,
-         _: i32| {
-            status_of(
-                Guest { caller: &mut c }
-                    .read(up, up_len)
-                    .and_then(|_| fail(status::PARSE_FAILURE)),
-            )
-        },
+         _: i32| { status_of(unknown_grpc_upstream(c, up, len)) },
     )?;
     l.func_wrap(
         "env",
         "proxy_grpc_stream",
-        |mut c: C<'_>,
-         up: i32,
-         up_len: i32,
-         _: i32,
-         _: i32,
-         _: i32,
-         _: i32,
-         _: i32,
-         _: i32,
-         _: i32| {
-            status_of(
-                Guest { caller: &mut c }
-                    .read(up, up_len)
-                    .and_then(|_| fail(status::PARSE_FAILURE)),
-            )
+        |c: C<'_>, up, len, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32| {
+            status_of(unknown_grpc_upstream(c, up, len))
         },
     )?;
     l.func_wrap(
