@@ -31,25 +31,11 @@ pub enum Aggregation {
 ///
 /// The window holds at most `max-events − 1` messages (nine by default), so
 /// it is a vector scanned with an inline comparison: cheaper than hashing
-/// every message. Serialised with its messages sorted.
+/// every message. Snapshots write its messages sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 pub(crate) struct Record {
-    messages: Vec<Box<str>>,
-    last: Option<Timestamp>,
-}
-
-#[cfg(feature = "serde")]
-impl serde::Serialize for Record {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut messages: alloc::vec::Vec<&str> = self.messages.iter().map(|m| &**m).collect();
-        messages.sort_unstable();
-        let mut record = s.serialize_struct("Record", 2)?;
-        record.serialize_field("messages", &messages)?;
-        record.serialize_field("last", &self.last)?;
-        record.end()
-    }
+    pub(crate) messages: Vec<Box<str>>,
+    pub(crate) last: Option<Timestamp>,
 }
 
 impl Record {

@@ -13,7 +13,6 @@ use crate::model::time::Timestamp;
 
 /// What the dedup stage remembers about one event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct LogEntry {
     pub(crate) count: i32,
     pub(crate) first_timestamp: Option<Timestamp>,

@@ -38,11 +38,10 @@ impl Rate {
 
 /// One bucket's state: tokens left and the instant of the last successful take.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TokenBucket {
-    tokens: f64,
+    pub(crate) tokens: f64,
     /// `None` is Go's zero time: the first take sees ~292 years elapsed.
-    last: Option<Timestamp>,
+    pub(crate) last: Option<Timestamp>,
 }
 
 /// The result of one attempt to take a token.

@@ -2,26 +2,32 @@
 //! host continues every count (an open series keeps absorbing into the same
 //! Event, a repeat keeps patching) instead of starting over.
 //!
-//! # Format (version 2)
+//! # Format (version 3)
 //!
 //! | bytes | what |
 //! | --- | --- |
 //! | 4 | the magic `HUSH` |
 //! | 2 | the format version, little-endian ([`FORMAT_VERSION`]) |
 //! | 1 | the mode: 0 legacy, 1 series |
-//! | rest | a [postcard](https://docs.rs/postcard) payload, nothing after it |
+//! | rest | the payload, nothing after it |
 //!
-//! The payload is, in order: the mode's correlator state, the writer's
-//! state and the [`Stats`]. Every LRU is written as a sequence of
-//! `(encoded key bytes, value)` pairs, least recently used first:
+//! The payload is written by hand (`codec` has the primitives, `values`
+//! each type; no serialisation framework, so the component stays small):
+//! the mode's correlator state, the writer's state and the [`Stats`].
+//! Every LRU is written as its length, then `(encoded key bytes, value)`
+//! pairs, least recently used first:
 //!
 //! - legacy: the aggregator's groups (each window's messages sorted, so the
-//!   bytes do not depend on hash order), the dedup stage's entries, the spam
-//!   filter's token buckets;
+//!   bytes do not depend on arrival order), the dedup stage's entries, the
+//!   spam filter's token buckets;
 //! - series: the series cache (singletons and open series) and the two timers;
 //! - writer: the held writes (oldest first, each with its failed attempts,
 //!   its retry instant and its last error), the sink's health (backoff) and
 //!   the jitter generator's state.
+//!
+//! Version 2 (the same content as a postcard payload) is refused as
+//! unsupported, like any other version: a host that cannot restore its
+//! snapshot starts empty or rebuilds from its sink.
 //!
 //! Keys are stored as their encoded fields, not their hashes: a restore
 //! re-hashes them with the new options' seed. The same state always gives
@@ -32,27 +38,24 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use serde::ser::{SerializeSeq, Serializer};
-use serde::{Deserialize, Serialize};
+mod codec;
+mod values;
 
-use crate::legacy::aggregator::Record;
-use crate::legacy::dedup::LogEntry;
-use crate::legacy::token_bucket::TokenBucket;
+use codec::{Decode, Encode, Input, put_varint};
+
 use crate::lru::Lru;
 use crate::model::error::OptionsError;
-use crate::model::event::Event;
 use crate::model::options::{Mode, Options};
+#[cfg(doc)]
 use crate::model::stats::Stats;
-use crate::series::Timers;
 use crate::write::recorder::{Engine, Recorder};
-use crate::write::writer::{Health, Held, Writer};
 
 /// The first bytes of every snapshot.
 pub const MAGIC: [u8; 4] = *b"HUSH";
 
 /// The format version written by [`Recorder::snapshot`]; the only one
 /// [`Recorder::restore`] reads.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 const HEADER_LEN: usize = MAGIC.len() + 2 + 1;
 
@@ -102,83 +105,29 @@ impl fmt::Display for SnapshotError {
 
 impl core::error::Error for SnapshotError {}
 
-/// An LRU as a sequence of `(key bytes, value)`, least recently used first.
-struct OldestFirst<'a, V>(&'a Lru<V>);
-
-impl<V: Serialize> Serialize for OldestFirst<'_, V> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for (key, value) in self.0.iter_oldest_first() {
-            seq.serialize_element(&(key.as_bytes(), value))?;
-        }
-        seq.end()
+/// Writes an LRU: its length, then `(key bytes, value)` pairs, least
+/// recently used first.
+fn put_lru<V: Encode>(out: &mut Vec<u8>, lru: &Lru<V>) {
+    put_varint(out, lru.len() as u64);
+    for (key, value) in lru.iter_oldest_first() {
+        key.as_bytes().encode(out);
+        value.encode(out);
     }
 }
 
-/// What [`OldestFirst`] reads back.
-type Entries<V> = Vec<(Vec<u8>, V)>;
-
-/// Re-inserts `entries` oldest first, so the most recent come out most
-/// recent; a smaller cache keeps the newest. Returns how many were dropped.
-fn refill<V>(lru: &mut Lru<V>, entries: Entries<V>) -> u64 {
+/// Re-inserts an LRU's entries oldest first, so the most recent come out
+/// most recent; a smaller cache keeps the newest. Returns how many were
+/// dropped.
+fn read_lru<V: Decode>(input: &mut Input<'_>, lru: &mut Lru<V>) -> Result<u64, SnapshotError> {
+    // An entry is at least a key length and a value byte.
+    let entries = input.len(2)?;
     let mut dropped = 0;
-    for (key, value) in entries {
+    for _ in 0..entries {
+        let key = Vec::<u8>::decode(input)?;
+        let value = V::decode(input)?;
         dropped += u64::from(lru.insert(&key, value).is_some());
     }
-    dropped
-}
-
-// The `*Ref` types are written, the `*Owned` ones read: field for field the
-// same shapes (postcard is not self-describing), checked by the round-trip tests.
-
-#[derive(Serialize)]
-struct LegacyRef<'a> {
-    aggregator: OldestFirst<'a, Record>,
-    dedup: OldestFirst<'a, LogEntry>,
-    spam: OldestFirst<'a, TokenBucket>,
-}
-
-#[derive(Deserialize)]
-struct LegacyOwned {
-    aggregator: Entries<Record>,
-    dedup: Entries<LogEntry>,
-    spam: Entries<TokenBucket>,
-}
-
-#[derive(Serialize)]
-struct SeriesRef<'a> {
-    cache: OldestFirst<'a, Event>,
-    timers: Option<Timers>,
-}
-
-#[derive(Deserialize)]
-struct SeriesOwned {
-    cache: Entries<Event>,
-    timers: Option<Timers>,
-}
-
-#[derive(Serialize)]
-struct WriterRef<'a> {
-    held: OldestFirst<'a, Held>,
-    health: Health,
-    rng: u64,
-}
-
-#[derive(Deserialize)]
-struct WriterOwned {
-    held: Entries<Held>,
-    health: Health,
-    rng: u64,
-}
-
-impl<'a> WriterRef<'a> {
-    fn of(writer: &'a Writer) -> Self {
-        WriterRef {
-            held: OldestFirst(&writer.held),
-            health: writer.health,
-            rng: writer.rng.get_seed(),
-        }
-    }
+    Ok(dropped)
 }
 
 fn mode_byte(mode: Mode) -> u8 {
@@ -206,14 +155,6 @@ fn header(bytes: &[u8]) -> Result<(Mode, &[u8]), SnapshotError> {
         _ => return Err(SnapshotError::Corrupt),
     };
     Ok((mode, &bytes[HEADER_LEN..]))
-}
-
-/// Decodes a payload that must be consumed exactly.
-fn decode<'de, T: Deserialize<'de>>(payload: &'de [u8]) -> Result<T, SnapshotError> {
-    match postcard::take_from_bytes(payload) {
-        Ok((value, [])) => Ok(value),
-        _ => Err(SnapshotError::Corrupt),
-    }
 }
 
 impl Recorder {
@@ -247,26 +188,23 @@ impl Recorder {
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
         out.push(mode_byte(self.options.mode));
-        let writer = WriterRef::of(&self.writer);
-        let written = match &self.engine {
+        match &self.engine {
             Engine::Legacy(c) => {
-                let legacy = LegacyRef {
-                    aggregator: OldestFirst(&c.aggregator.cache),
-                    dedup: OldestFirst(&c.dedup.cache),
-                    spam: OldestFirst(&c.spam.cache),
-                };
-                postcard::to_extend(&(legacy, writer, self.stats()), out)
+                put_lru(&mut out, &c.aggregator.cache);
+                put_lru(&mut out, &c.dedup.cache);
+                put_lru(&mut out, &c.spam.cache);
             }
             Engine::Series(s) => {
-                let series = SeriesRef {
-                    cache: OldestFirst(&s.cache),
-                    timers: s.timers,
-                };
-                postcard::to_extend(&(series, writer, self.stats()), out)
+                put_lru(&mut out, &s.cache);
+                s.timers.encode(&mut out);
             }
-        };
-        // Writing into a Vec fails only when out of memory, which aborts.
-        written.expect("a snapshot serialises into memory")
+        }
+        let writer = &self.writer;
+        put_lru(&mut out, &writer.held);
+        writer.health.encode(&mut out);
+        writer.rng.get_seed().encode(&mut out);
+        self.stats().encode(&mut out);
+        out
     }
 
     /// A recorder with the state of `bytes`, a [`snapshot`](Recorder::snapshot),
@@ -288,26 +226,27 @@ impl Recorder {
             });
         }
         let mut recorder = Recorder::new(options).map_err(SnapshotError::Options)?;
-        let (writer, stats) = match &mut recorder.engine {
+        let input = &mut Input::new(payload);
+        match &mut recorder.engine {
             Engine::Legacy(c) => {
-                let (legacy, writer, stats): (LegacyOwned, WriterOwned, Stats) = decode(payload)?;
-                refill(&mut c.aggregator.cache, legacy.aggregator);
-                refill(&mut c.dedup.cache, legacy.dedup);
-                refill(&mut c.spam.cache, legacy.spam);
-                (writer, stats)
+                read_lru(input, &mut c.aggregator.cache)?;
+                read_lru(input, &mut c.dedup.cache)?;
+                read_lru(input, &mut c.spam.cache)?;
             }
             Engine::Series(s) => {
-                let (series, writer, stats): (SeriesOwned, WriterOwned, Stats) = decode(payload)?;
-                refill(&mut s.cache, series.cache);
-                s.timers = series.timers;
-                (writer, stats)
+                read_lru(input, &mut s.cache)?;
+                s.timers = Decode::decode(input)?;
             }
-        };
-        recorder.stats = stats;
-        let dropped = refill(&mut recorder.writer.held, writer.held);
+        }
+        let writer = &mut recorder.writer;
+        let dropped = read_lru(input, &mut writer.held)?;
+        writer.health = Decode::decode(input)?;
+        writer.rng = fastrand::Rng::with_seed(Decode::decode(input)?);
+        recorder.stats = Decode::decode(input)?;
         recorder.stats.dropped_held_queue_full += dropped;
-        recorder.writer.health = writer.health;
-        recorder.writer.rng = fastrand::Rng::with_seed(writer.rng);
+        if !input.is_empty() {
+            return Err(SnapshotError::Corrupt);
+        }
         Ok(recorder)
     }
 }

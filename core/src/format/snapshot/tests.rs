@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::format::replay::{Line, LineJson, Native, Replay};
 use crate::model::event::{Event, EventSource, ObjectReference};
+use crate::model::stats::Stats;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
 use crate::write::patch::Patch;
 use crate::write::recorder::Action;
@@ -360,7 +361,8 @@ fn header_errors() {
     );
     assert_eq!(restore(b"HUSH"), Err(SnapshotError::Corrupt));
     assert_eq!(restore(b"HUSH\x01\x00"), Err(SnapshotError::Corrupt));
-    for version in [0u16, 1, 3, 0x0100, u16::MAX] {
+    // Version 2 (a postcard payload) is refused like any other.
+    for version in [0u16, 1, 2, 4, 0x0100, u16::MAX] {
         let mut bytes = good.to_vec();
         bytes[4..6].copy_from_slice(&version.to_le_bytes());
         assert_eq!(
@@ -415,7 +417,7 @@ fn errors_read_well() {
         (SnapshotError::BadMagic, "not a hush snapshot (bad magic)"),
         (
             SnapshotError::UnsupportedVersion(9),
-            "snapshot format version 9 is not supported (this build reads version 2)",
+            "snapshot format version 9 is not supported (this build reads version 3)",
         ),
         (
             SnapshotError::ModeMismatch {
@@ -466,7 +468,9 @@ fn aggregator_windows_serialise_sorted() {
         let Engine::Legacy(c) = &recorder.engine else {
             unreachable!()
         };
-        postcard::to_allocvec(&OldestFirst(&c.aggregator.cache)).unwrap()
+        let mut bytes = Vec::new();
+        put_lru(&mut bytes, &c.aggregator.cache);
+        bytes
     };
     let forward = snapshot(&mut messages.iter());
     let backward = snapshot(&mut messages.iter().rev());
@@ -541,4 +545,17 @@ fn snapshot_sizes_stay_modest() {
     // Not a limit, a tripwire: a format change that bloats snapshots shows here.
     let n = fixture().len();
     assert!(n < 64 * 1024, "{n} bytes");
+}
+
+#[test]
+fn an_empty_legacy_recorder_is_these_bytes() {
+    let bytes = Recorder::new(options(Mode::Legacy)).unwrap().snapshot();
+    let mut expected = b"HUSH\x03\x00\x00".to_vec();
+    // Three empty caches, no held writes, a healthy sink.
+    expected.extend_from_slice(&[0, 0, 0, 0, 0]);
+    // The jitter seed 0x68757368 ("hush") in LEB128.
+    expected.extend_from_slice(&[0xe8, 0xe6, 0xd5, 0xc3, 0x06]);
+    // 23 counters and 5 gauges, all zero.
+    expected.extend_from_slice(&[0; 28]);
+    assert_eq!(bytes, expected);
 }

@@ -8,7 +8,6 @@ use crate::model::time::{NANOS_PER_SECOND, Timestamp};
 
 /// Why the sink is in backoff.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum Failure {
     /// 429: exponential backoff, Retry-After honoured.
     Throttled,
@@ -25,7 +24,6 @@ const RECONNECT_STEADY_SECONDS: i64 = 60;
 
 /// Whether the sink may be written to, or is paused after sink-wide failures.
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) enum Health {
     Healthy,
     /// `failures` consecutive answers of this kind; no write before `until`.

@@ -13,7 +13,6 @@ use crate::model::time::Timestamp;
 
 /// A write waiting for another attempt.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Held {
     /// The write.
     pub(crate) op: WriteOp,
