@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 use crate::key::cache::KeyHasher;
 use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
-use crate::model::event::{Event, EventSeries};
+use crate::model::event::{Event, EventSeries, sort_by_instant};
 use crate::model::options::{Options, nonzero};
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
 use crate::model::why::{Explanation, Rule, Why};
@@ -56,7 +56,6 @@ pub struct TimerWrite {
 
 /// When each timer fires next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Timers {
     pub(crate) finish: Timestamp,
     pub(crate) heartbeat: Timestamp,
@@ -266,7 +265,9 @@ impl SeriesCorrelator {
     /// occurrence before the first finish check after the restart joins
     /// them, and that check writes their count once more and forgets them.
     pub fn rebuild(&mut self, mut listed: Vec<Event>) -> usize {
-        listed.sort_by_key(|e| e.series.map(|s| s.last_observed_time).or(e.event_time));
+        sort_by_instant(&mut listed, |e| {
+            e.series.map(|s| s.last_observed_time).or(e.event_time)
+        });
         let entries = listed.into_iter().map(|mut event| {
             if event.series.is_some_and(|s| s.count < SERIES_START_COUNT) {
                 event.series = None;

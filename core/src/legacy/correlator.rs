@@ -12,7 +12,7 @@ use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry, assign};
 use crate::legacy::spam_filter::SpamFilter;
 use crate::legacy::token_bucket::{Rate, Take};
 use crate::model::error::OptionsError;
-use crate::model::event::Event;
+use crate::model::event::{Event, sort_by_instant};
 use crate::model::name::raw_event_name;
 use crate::model::options::{Options, nonzero};
 use crate::model::time::Timestamp;
@@ -358,7 +358,7 @@ impl Correlator {
     /// Spam buckets and aggregation windows cannot be rebuilt from a
     /// listing: after a restart the buckets are full and the windows empty.
     pub fn rebuild(&mut self, mut listed: alloc::vec::Vec<Event>) -> usize {
-        listed.sort_by_key(|e| e.last_timestamp.or(e.first_timestamp));
+        sort_by_instant(&mut listed, |e| e.last_timestamp.or(e.first_timestamp));
         let entries = listed
             .into_iter()
             .filter(|e| e.count > 0 && !e.message.starts_with(COMBINED_PREFIX))

@@ -93,6 +93,9 @@ pub struct EventSeries {
     pub last_observed_time: Timestamp,
 }
 
+/// An object's annotations, in key order.
+pub type Annotations = BTreeMap<String, String>;
+
 /// The object metadata an event carries.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -104,7 +107,7 @@ pub struct ObjectMeta {
     /// Resource version the API server assigned.
     pub resource_version: String,
     /// Annotations copied from the recorder call.
-    pub annotations: BTreeMap<String, String>,
+    pub annotations: Annotations,
 }
 
 /// A Kubernetes Event (core/v1 shape, which also holds every events.k8s.io/v1 field).
@@ -213,4 +216,50 @@ impl Event {
 /// Whether `type_` is one of the two types Kubernetes accepts.
 pub fn is_valid_type(type_: &str) -> bool {
     type_ == TYPE_NORMAL || type_ == TYPE_WARNING
+}
+
+/// Orders `events` by `instant`, oldest first, keeping the given order
+/// among equal instants (a stable sort). Sorts the instants with their
+/// positions rather than the events themselves, so every caller shares one
+/// small sort (the component carries its code once) and no event moves
+/// more than once.
+pub(crate) fn sort_by_instant(
+    events: &mut alloc::vec::Vec<Event>,
+    instant: impl Fn(&Event) -> Option<Timestamp>,
+) {
+    let mut order: alloc::vec::Vec<(Option<Timestamp>, usize)> =
+        events.iter().map(&instant).zip(0..).collect();
+    order.sort();
+    let mut slots: alloc::vec::Vec<Option<Event>> = events.drain(..).map(Some).collect();
+    events.extend(order.into_iter().filter_map(|(_, i)| slots[i].take()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec::Vec;
+
+    #[test]
+    fn sorting_by_instant_keeps_the_given_order_among_equals() {
+        let at = |s: i64| Some(Timestamp::from_secs(s));
+        let given = [
+            ("a", at(5)),
+            ("b", None),
+            ("c", at(1)),
+            ("d", at(5)),
+            ("e", None),
+        ];
+        let mut events: Vec<Event> = given
+            .iter()
+            .map(|(name, t)| {
+                let mut e = Event::default();
+                e.metadata.name = (*name).into();
+                e.last_timestamp = *t;
+                e
+            })
+            .collect();
+        sort_by_instant(&mut events, |e| e.last_timestamp);
+        let names: Vec<&str> = events.iter().map(|e| e.name()).collect();
+        assert_eq!(names, ["b", "e", "c", "a", "d"]);
+    }
 }

@@ -85,7 +85,15 @@ macro_rules! __records {
                     name: e.name,
                     namespace: e.namespace,
                     resource_version: e.resource_version,
-                    annotations: e.annotations.into_iter().collect(),
+                    // Inserted one by one: collecting sorts first, and that
+                    // sort's code would be the component's largest function.
+                    annotations: {
+                        let mut map = $crate::hush_core::model::event::Annotations::new();
+                        for (k, v) in e.annotations {
+                            map.insert(k, v);
+                        }
+                        map
+                    },
                 },
                 involved_object: ref_from_wit(e.involved_object),
                 reason: e.reason,
