@@ -105,13 +105,12 @@ impl<E: StoreEngine> Driver<E> {
                 return writeln!(errors, "hushd: skipped {e}");
             }
         };
-        let Some(now) = observation.instant() else {
-            self.summary.bad_input += 1;
-            return writeln!(
-                errors,
-                "hushd: skipped {position}: {}",
-                hush_input::NO_TIMESTAMP
-            );
+        let now = match hush_input::instant(&observation) {
+            Ok(now) => now,
+            Err(why) => {
+                self.summary.bad_input += 1;
+                return writeln!(errors, "hushd: skipped {position}: {why}");
+            }
         };
         self.summary.events_in += 1;
         let lines = self.replay.observe(observation.event, now);

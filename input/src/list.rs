@@ -1,53 +1,125 @@
 //! Lists of events: `items` (or `Items`, in the internal objects older
 //! `kubectl cluster-info dump`s wrote) with what the list says about them.
+//! Items are found in the list's text, not parsed: each becomes a record
+//! with its own bytes, parsed when asked to.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use hush_core::format::kube_json::ListDefaults;
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
-use super::{Body, Position, Raw};
+use crate::Position;
+use crate::raw::{Body, Raw};
 
-/// Takes the items out of `value` if it is a list, with what the list's
-/// `kind` and `apiVersion` say about them.
-pub(super) fn take_list(value: &mut Value) -> Option<(Arc<ListDefaults>, Vec<Value>)> {
-    let object = value.as_object_mut()?;
-    let key = ["items", "Items"]
-        .into_iter()
-        .find(|key| object.get(*key).is_some_and(Value::is_array))?;
-    let Some(Value::Array(items)) = object.remove(key) else {
-        return None;
-    };
-    let field = |name: &str| object.get(name).and_then(Value::as_str);
-    let defaults = ListDefaults::of(field("kind"), field("apiVersion"));
-    Some((Arc::new(defaults), items))
+/// What a list document holds, its items left unparsed.
+#[derive(Deserialize)]
+struct List<'a> {
+    kind: Option<String>,
+    #[serde(rename = "apiVersion")]
+    api_version: Option<String>,
+    #[serde(borrow, default, alias = "Items")]
+    items: Option<Vec<&'a RawValue>>,
 }
 
-/// The records of one line of JSON Lines: itself, or a list's items.
-#[derive(Debug)]
-pub enum Items {
-    /// The line as one record (or the error reading it).
-    One(Option<std::io::Result<Raw>>),
-    /// The items of the list on line `.1`.
-    Many(
-        Arc<ListDefaults>,
-        usize,
-        std::iter::Enumerate<std::vec::IntoIter<Value>>,
-    ),
+/// What [`read`] found in a list's text: the defaults it gives its items,
+/// and each item's bytes in the text.
+pub(crate) struct Found {
+    defaults: ListDefaults,
+    items: Vec<Range<usize>>,
+}
+
+/// Reads `text` as a list: `Ok(None)` when it is JSON but not a list (an
+/// object without items), an error when it is not JSON or not shaped like
+/// a list (a caller then reads it as a single Event, whose reading says
+/// what is wrong).
+pub(crate) fn read(text: &str) -> Result<Option<Found>, serde_json::Error> {
+    let List {
+        kind,
+        api_version,
+        items,
+    } = serde_json::from_str(text)?;
+    let Some(items) = items else {
+        return Ok(None);
+    };
+    let items = items
+        .into_iter()
+        .map(|item| {
+            // A borrowed RawValue is a slice of `text`.
+            let start = item.get().as_ptr() as usize - text.as_ptr() as usize;
+            start..start + item.get().len()
+        })
+        .collect();
+    Ok(Some(Found {
+        defaults: ListDefaults::of(kind.as_deref(), api_version.as_deref()),
+        items,
+    }))
+}
+
+/// The records of one line of JSON Lines or of the end of the input:
+/// none, one, or a list's items.
+#[derive(Debug, Default)]
+pub struct Items(Inner);
+
+#[derive(Debug, Default)]
+enum Inner {
+    #[default]
+    None,
+    One(Raw),
+    List {
+        source: Arc<String>,
+        /// Where `source` starts in the input.
+        start: usize,
+        /// The line of JSON Lines the list is, if it is one.
+        line: Option<usize>,
+        defaults: Arc<ListDefaults>,
+        items: std::iter::Enumerate<std::vec::IntoIter<Range<usize>>>,
+    },
+}
+
+impl Items {
+    /// One record.
+    pub(crate) fn one(raw: Raw) -> Items {
+        Items(Inner::One(raw))
+    }
+
+    /// The items `found` in `source`, which starts at byte `start` of the
+    /// input and is line `line` of JSON Lines or (`None`) a whole document.
+    pub(crate) fn list(source: String, start: usize, line: Option<usize>, found: Found) -> Items {
+        Items(Inner::List {
+            source: Arc::new(source),
+            start,
+            line,
+            defaults: Arc::new(found.defaults),
+            items: found.items.into_iter().enumerate(),
+        })
+    }
 }
 
 impl Iterator for Items {
-    type Item = std::io::Result<Raw>;
+    type Item = Raw;
 
-    fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            Items::One(record) => record.take(),
-            Items::Many(list, line, items) => {
-                let (i, item) = items.next()?;
-                Some(Ok(Raw {
-                    position: Position::LineItem(*line, i),
-                    body: Body::Value(item, list.clone()),
-                }))
+    fn next(&mut self) -> Option<Raw> {
+        match &mut self.0 {
+            Inner::None => None,
+            Inner::One(_) => match std::mem::take(&mut self.0) {
+                Inner::One(raw) => Some(raw),
+                _ => unreachable!("matched One above"),
+            },
+            Inner::List {
+                source,
+                start,
+                line,
+                defaults,
+                items,
+            } => {
+                let (i, range) = items.next()?;
+                Some(Raw {
+                    position: line.map_or(Position::Item(i), |line| Position::LineItem(line, i)),
+                    span: *start + range.start..*start + range.end,
+                    body: Body::Item(source.clone(), range, defaults.clone()),
+                })
             }
         }
     }

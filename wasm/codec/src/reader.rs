@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use hush_input::{LineReader, NO_TIMESTAMP, Raw};
+use hush_input::{LineReader, Raw};
 
 use crate::bindings::exports::hush::correlator::json as wit;
 use crate::convert::wit_event_from;
@@ -13,16 +13,13 @@ pub struct Reader(RefCell<LineReader>);
 
 /// A record as the host sees it: where, and the observation or why not.
 fn record(raw: Raw) -> wit::InputRecord {
-    match raw.parse() {
-        Ok((position, observation)) => wit::InputRecord {
+    match raw.observe() {
+        Ok((position, observation, at)) => wit::InputRecord {
             position: position.to_string(),
-            observation: match observation.instant() {
-                Some(at) => Ok(wit::Observation {
-                    at: at.nanos(),
-                    event: wit_event_from(observation.event),
-                }),
-                None => Err(NO_TIMESTAMP.into()),
-            },
+            observation: Ok(wit::Observation {
+                at: at.nanos(),
+                event: wit_event_from(observation.event),
+            }),
         },
         Err(e) => wit::InputRecord {
             position: e.position.to_string(),
@@ -37,13 +34,7 @@ impl wit::GuestReader for Reader {
     }
 
     fn line(&self, text: String) -> Vec<wit::InputRecord> {
-        // A pushed line is never an I/O error.
-        self.0
-            .borrow_mut()
-            .line(text)
-            .flatten()
-            .map(record)
-            .collect()
+        self.0.borrow_mut().line(text).map(record).collect()
     }
 
     fn finish(&self) -> Vec<wit::InputRecord> {
