@@ -41,15 +41,14 @@
 //!
 //! Modules: [`convert`] (JavaScript ⇄ core values), [`sink`] (the
 //! JavaScript sink and clock), [`error`] (one error type per operation),
-//! [`input`] (reading a file's records), [`columns`] (bulk results as
-//! typed arrays), [`correlator`], [`replay`], [`recording`] and [`run`]
-//! (the exported classes).
+//! [`columns`] (bulk results as typed arrays), [`correlator`], [`replay`],
+//! [`recording`] and [`run`] (the exported classes). A file's records are
+//! read by [`hush_input`], the reader `hushd replay` uses.
 
 pub mod columns;
 pub mod convert;
 pub mod correlator;
 pub mod error;
-pub mod input;
 pub mod recording;
 pub mod replay;
 pub mod run;

@@ -17,13 +17,13 @@ use core::ops::Range;
 use hush_core::format::replay::{Native, Replay};
 use hush_core::write::store::MemoryStore;
 use hush_core::{Event, Recorder, Timestamp};
+use hush_input::{Position, read_text};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 use crate::columns::{Interner, JsObject, f64s, strings_to_js, u32s};
 use crate::convert::{instant_to_millis, options_from_js};
 use crate::error::{ConstructError, ReadError};
-use crate::input::{Position, records};
 use crate::run::{RunBuilder, WebRun};
 
 /// One accepted input event.
@@ -70,14 +70,15 @@ impl WebRecording {
         let before = self.inputs.len();
         let offset = self.bytes_read;
         self.bytes_read += bytes.len();
-        for record in records(text) {
-            match record.parsed {
-                Ok((observation, at)) => self.inputs.push(Input {
+        for raw in read_text(text) {
+            let span = raw.span();
+            match raw.observe() {
+                Ok((_, observation, at)) => self.inputs.push(Input {
                     event: observation.event,
                     at,
-                    span: offset + record.span.start..offset + record.span.end,
+                    span: offset + span.start..offset + span.end,
                 }),
-                Err(message) => self.errors.push((record.position, message)),
+                Err(e) => self.errors.push((e.position, e.message)),
             }
         }
         Ok(self.inputs.len() - before)
