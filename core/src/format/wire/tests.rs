@@ -1,9 +1,11 @@
 //! Tests of the enclosing module.
 
 use super::*;
-use crate::model::event::EventSource;
+use crate::model::event::{Event, EventSeries, EventSource, ObjectReference};
+use crate::model::time::Timestamp;
 use crate::model::why::Rule;
 use crate::write::recorder::Action;
+use alloc::vec::Vec;
 
 fn sample() -> Event {
     let mut e = Event {
@@ -73,28 +75,23 @@ fn observations_round_trip_through_one_scratch_event() {
 }
 
 #[test]
-fn repeated_fields_cost_one_byte() {
+fn repeated_fields_cost_nothing() {
     let one = batch(&[(sample(), None)]);
     let two = batch(&[(sample(), None), (sample(), None)]);
     // The second sample repeats the first, so it costs, in wire order:
-    //   observed-at instant, none (tag)             1
-    //   name, namespace, resource version            3 × 1 (repeated)
-    //   annotations: count 1, "a" and "b" in full    1 + 2 + 2 (never delta-coded)
-    //   involved object, 7 strings                   7 × 1
-    //   reason, message, component, host             4 × 1
+    //   observed-at instant, none (tag)              1
+    //   which strings are sent: none (u32)           4
+    //   related object: yes                          1
+    //   annotations: count 1, lengths of "a", "b"    1 + 2 (never left out)
     //   first timestamp (tag + i64), last (none)     9 + 1
     //   count (i32)                                  4
-    //   type                                         1
     //   event time (none)                            1
     //   series (tag + i32 + i64)                     13
-    //   action                                       1
-    //   related (tag + 7 strings)                    1 + 7 × 1
-    //   reporting controller, instance               2 × 1
-    // = 25 strings at one byte, 5 bytes of annotations and 30 bytes of
-    // tags, instants and counts: 60.
+    //   text: "a" and "b"                            2
+    // = 39.
     assert_eq!(
         two.len() - one.len(),
-        60,
+        39,
         "{} then {}",
         one.len(),
         two.len()
@@ -108,10 +105,10 @@ fn error_of(buf: &[u8]) -> WireError {
 #[test]
 fn truncated_and_corrupt_buffers_are_errors() {
     let buf = batch(&[(sample(), None)]);
-    // The batch starts: observed-at tag 0 (none), then name, namespace and
-    // resource version, each empty (length plus one: 1), then the
-    // annotation count 1, and "a" (2, b'a') and "b" (2, b'b').
-    assert_eq!(buf[..9], [0, 1, 1, 1, 1, 2, b'a', 2, b'b']);
+    // The batch starts: observed-at tag 0 (none), all 25 string fields sent
+    // (bits 0-24), a related object, then the lengths of name, namespace and
+    // resource version (empty) and of the object's kind ("Pod").
+    assert_eq!(buf[..10], [0, 0xff, 0xff, 0xff, 0x01, 1, 0, 0, 0, 3]);
     for cut in 1..buf.len() {
         assert_eq!(error_of(&buf[..cut]).problem, "truncated", "cut at {cut}");
     }
@@ -124,27 +121,60 @@ fn truncated_and_corrupt_buffers_are_errors() {
     let error = |offset, problem| WireError { offset, problem };
     // An observed-at tag that is neither "none" nor "some".
     assert_eq!(damaged(0, &[2]), error(1, "bad option tag"));
-    // A "same as before" for the first event of a batch.
+    // A 26th string field.
     assert_eq!(
-        damaged(1, &[0]),
-        error(1, "a repeated string before it was sent")
+        damaged(4, &[0x03]),
+        error(5, "a string field that does not exist")
     );
-    // Annotations are always sent in full: a zero length is no string.
+    // Related fields sent, but no related object.
     assert_eq!(
         damaged(5, &[0]),
-        error(6, "a repeated string where none can be")
+        error(6, "related fields without a related object")
     );
-    // A namespace length of 0x7f + (0x7f << 7) - 1 bytes runs past the end.
-    assert_eq!(damaged(2, &[0xff, 0x7f]), error(4, "truncated"));
     // Five length bytes that all say "more follows".
-    assert_eq!(damaged(1, &[0x80; 5]), error(6, "length too long"));
-    // A byte inside a string (the reason, "BackOff") that is not UTF-8: the
-    // error is reported where the string ends.
+    assert_eq!(damaged(6, &[0x80; 5]), error(11, "length too long"));
+    // A byte of the text (in the reason, "BackOff") that is not UTF-8: the
+    // error is reported at that byte.
     let reason = buf
         .windows(7)
         .position(|w| w == b"BackOff")
         .expect("the reason is sent in full");
-    assert_eq!(damaged(reason + 3, &[0xff]), error(reason + 7, "not UTF-8"));
+    assert_eq!(damaged(reason + 3, &[0xff]), error(reason + 3, "not UTF-8"));
+    // A reason one byte longer (the length at 16: after the instant tag,
+    // the bits, the related tag and ten lengths) ends inside the message's
+    // first character, "é"; an ASCII byte at the end keeps the text's length.
+    let mut cut = buf.clone();
+    cut[16] = 8;
+    cut.push(b'x');
+    // The error is where the text starts: the object's kind and name, "Pod"
+    // and "p", come before the reason.
+    let text = reason - "Podp".len();
+    assert_eq!(
+        error_of(&cut),
+        error(text, "a string cut inside a character")
+    );
+
+    // The second of two identical observations leaves every string out:
+    // alone, it refers to strings never sent. The error is where its text
+    // (the annotations) starts.
+    let two = batch(&[(sample(), None), (sample(), None)]);
+    let second = &two[buf.len()..];
+    assert_eq!(
+        error_of(second),
+        error(second.len() - 2, "a repeated string before it was sent")
+    );
+}
+
+#[test]
+fn a_cleared_or_other_buffer_starts_a_new_batch() {
+    let mut encoder = Encoder::new();
+    let mut first = Vec::new();
+    encoder.encode(&mut first, &sample(), None);
+    // Without reset(), into a new buffer: everything is sent again.
+    let mut second = Vec::new();
+    encoder.encode(&mut second, &sample(), None);
+    assert_eq!(first, second);
+    assert_eq!(read_all(&second).unwrap(), [(sample(), None)]);
 }
 
 #[test]
@@ -163,4 +193,105 @@ fn outcomes_round_trip() {
         CompactOutcome::decode(buf.as_slice().try_into().unwrap()),
         Ok(o)
     );
+}
+
+mod properties {
+    use super::*;
+    use alloc::string::{String, ToString};
+    use proptest::prelude::*;
+
+    /// A few values per field, so consecutive events often share fields.
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![Just(String::new()), Just("é".to_string()), "[a-c]{0,3}"]
+    }
+
+    fn reference() -> impl Strategy<Value = ObjectReference> {
+        proptest::collection::vec(text(), 7).prop_map(|f| ObjectReference {
+            kind: f[0].clone(),
+            namespace: f[1].clone(),
+            name: f[2].clone(),
+            uid: f[3].clone(),
+            api_version: f[4].clone(),
+            resource_version: f[5].clone(),
+            field_path: f[6].clone(),
+        })
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        (
+            proptest::collection::vec(text(), 11),
+            reference(),
+            proptest::option::of(reference()),
+            proptest::option::of(any::<i64>()),
+            any::<i32>(),
+            proptest::collection::btree_map(text(), text(), 0..2),
+        )
+            .prop_map(|(f, object, related, at, count, annotations)| {
+                let mut e = Event {
+                    involved_object: object,
+                    related,
+                    reason: f[0].clone(),
+                    message: f[1].clone(),
+                    source: EventSource {
+                        component: f[2].clone(),
+                        host: f[3].clone(),
+                    },
+                    type_: f[4].clone(),
+                    action: f[5].clone(),
+                    reporting_controller: f[6].clone(),
+                    reporting_instance: f[7].clone(),
+                    count,
+                    first_timestamp: at.map(Timestamp::from_nanos),
+                    ..Default::default()
+                };
+                e.metadata.name = f[8].clone();
+                e.metadata.namespace = f[9].clone();
+                e.metadata.resource_version = f[10].clone();
+                e.metadata.annotations = annotations;
+                e
+            })
+    }
+
+    proptest! {
+        /// Any sequence of events comes back as it went, through one
+        /// scratch event, in one batch or several.
+        #[test]
+        fn batches_round_trip(
+            events in proptest::collection::vec((event(), proptest::option::of(any::<i64>())), 1..12),
+            split in 0usize..12,
+        ) {
+            let events: Vec<(Event, Option<Timestamp>)> = events
+                .into_iter()
+                .map(|(e, at)| (e, at.map(Timestamp::from_nanos)))
+                .collect();
+            let mut encoder = Encoder::new();
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let split = split.min(events.len());
+            for (e, at) in &events[..split] {
+                encoder.encode(&mut a, e, *at);
+            }
+            encoder.reset();
+            for (e, at) in &events[split..] {
+                encoder.encode(&mut b, e, *at);
+            }
+            let mut decoded = read_all(&a).unwrap();
+            decoded.extend(read_all(&b).unwrap());
+            prop_assert_eq!(decoded, events);
+        }
+
+        /// Damaged batches decode or fail; they never panic.
+        #[test]
+        fn damaged_batches_never_panic(
+            events in proptest::collection::vec(event(), 1..4),
+            edits in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>()), 1..6),
+        ) {
+            let events: Vec<_> = events.into_iter().map(|e| (e, None)).collect();
+            let mut buf = batch(&events);
+            for (at, byte) in edits {
+                let i = at.index(buf.len());
+                buf[i] = byte;
+            }
+            let _ = read_all(&buf);
+        }
+    }
 }
