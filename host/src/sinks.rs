@@ -18,10 +18,25 @@ impl NullSink {
         self.writes += 1;
         Stored {
             name: name.to_string(),
-            resource_version: self.version.to_string(),
+            resource_version: decimal(self.version),
             count,
         }
     }
+}
+
+/// `n` in decimal, without going through `fmt` (one allocation, sized).
+fn decimal(mut n: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits[at..].iter().map(|&d| char::from(d)).collect()
 }
 
 impl Sink for NullSink {
@@ -37,5 +52,17 @@ impl Sink for NullSink {
     }
     fn list(&mut self, _controller: &str, _instance: &str) -> Result<Vec<Event>, SinkError> {
         Ok(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal;
+
+    #[test]
+    fn decimals() {
+        for n in [0, 7, 10, 1_234_567, u64::MAX] {
+            assert_eq!(decimal(n), n.to_string());
+        }
     }
 }
