@@ -8,7 +8,7 @@
 //! correlator component, which carries no JSON; a host runs both.
 //!
 //! Build it for `wasm32-unknown-unknown` and encode it with
-//! `cargo run -p hush-xtask -- componentize` (see `scripts/build-codec.sh`).
+//! `hush-componentize` (`wasm/build-support`; see `scripts/build-codec.sh`).
 
 mod guest;
 pub mod lines;
