@@ -4,37 +4,38 @@
 //!
 //! The guest (`wasm/component`) is built by a nested cargo for
 //! `wasm32-unknown-unknown` with the `release-wasm` profile, in a target
-//! directory of its own (`<target>/component/guest`), so it never waits on
-//! the outer build's lock; the inherited cargo and rustc environment is
-//! cleared so the outer build's flags, wrappers (clippy) and target do not
-//! leak into it. The module is then encoded as a component with
-//! wit-component. `HUSH_COMPONENT=FILE` embeds a prebuilt component instead
+//! directory of its own (`<target>/component/guest`), and encoded as a
+//! component with wit-component, both by `hush-build-support`. `HUSH_COMPONENT=FILE` embeds a prebuilt component instead
 //! (a relative path is taken from the workspace root).
 //!
 //! The embedded component is also written to `<target>/component/hush.component.wasm`
 //! for the tools that load it from a file (jco, wasmtime-py, `--plugin`).
 
 use std::env;
-use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
+use hush_build_support::{BuildScript, Guest, encode, write_atomically};
 use sha2::{Digest, Sha256};
 
-/// The guest's target: no WASI, so the component imports only clock and sink.
-const GUEST_TARGET: &str = "wasm32-unknown-unknown";
-/// The workspace profile the guest is built with.
-const GUEST_PROFILE: &str = "release-wasm";
-/// What the guest is built from, relative to the workspace root.
-const GUEST_INPUTS: [&str; 6] = [
-    "core",
-    "wasm/component",
-    "wasm/convert",
-    "wit",
-    "Cargo.toml",
-    "Cargo.lock",
-];
+/// The correlator guest.
+const GUEST: Guest<'static> = Guest {
+    package: "hush-component",
+    what: "the correlator component",
+    inputs: &[
+        "core",
+        "wasm/component",
+        "wasm/convert",
+        "wit",
+        "Cargo.toml",
+        "Cargo.lock",
+    ],
+    needed_by: (
+        "hushd embeds the correlator component",
+        "set HUSH_COMPONENT=FILE to embed a component built elsewhere",
+    ),
+};
 
 fn main() -> ExitCode {
     match run() {
@@ -47,29 +48,22 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    let root = PathBuf::from(var("CARGO_MANIFEST_DIR")?)
-        .parent()
-        .ok_or("the host crate has no parent directory")?
-        .to_path_buf();
-    let out_dir = PathBuf::from(var("OUT_DIR")?);
-    // The outer target directory: the first ancestor of OUT_DIR that cargo
-    // marked as one. Without it (an unusual layout) everything stays in OUT_DIR.
-    let target_dir = out_dir
-        .ancestors()
-        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf);
-    let component_dir = target_dir.map_or_else(|| out_dir.clone(), |t| t.join("component"));
+    let script = BuildScript::from_env()?;
+    let component_dir = script.artifact_dir("component");
 
     println!("cargo::rerun-if-env-changed=HUSH_COMPONENT");
     let component = match env::var_os("HUSH_COMPONENT").filter(|p| !p.is_empty()) {
         // A relative path is taken from the workspace root.
-        Some(path) => prebuilt(&root.join(path))?,
-        None => build(&root, &component_dir.join("guest"))?,
+        Some(path) => prebuilt(&script.root.join(path))?,
+        None => {
+            let module = GUEST.build(&script.root, &component_dir.join("guest"))?;
+            encode(&module)?.0
+        }
     };
 
-    embed_dashboard(&root, &out_dir)?;
+    embed_dashboard(&script.root, &script.out_dir)?;
 
-    let embedded = out_dir.join("hush.component.wasm");
+    let embedded = script.out_dir.join("hush.component.wasm");
     write_atomically(&embedded, &component)?;
     write_atomically(&component_dir.join("hush.component.wasm"), &component)?;
     println!(
@@ -101,98 +95,6 @@ fn prebuilt(path: &Path) -> Result<Vec<u8>, String> {
             path.display()
         )),
     }
-}
-
-/// Builds the guest module in `guest_dir` and encodes it as a component.
-fn build(root: &Path, guest_dir: &Path) -> Result<Vec<u8>, String> {
-    for input in GUEST_INPUTS {
-        println!("cargo::rerun-if-changed={}", root.join(input).display());
-    }
-    check_guest_target()?;
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(root)
-        .args([
-            "build",
-            "--package",
-            "hush-component",
-            "--target",
-            GUEST_TARGET,
-        ])
-        .args(["--profile", GUEST_PROFILE, "--target-dir"])
-        .arg(guest_dir);
-    for (key, _) in env::vars_os() {
-        if inherited_build_setting(&key) {
-            command.env_remove(key);
-        }
-    }
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run cargo to build the correlator component: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "building the correlator component (cargo build -p hush-component --target \
-             {GUEST_TARGET} --profile {GUEST_PROFILE}) failed: {status}; its output is above"
-        ));
-    }
-    let module_path = guest_dir.join(format!(
-        "{GUEST_TARGET}/{GUEST_PROFILE}/hush_component.wasm"
-    ));
-    let module = fs::read(&module_path)
-        .map_err(|e| format!("cannot read {}: {e}", module_path.display()))?;
-    wit_component::ComponentEncoder::default()
-        .module(&module)
-        .and_then(|encoder| encoder.validate(true).encode())
-        .map_err(|e| {
-            format!(
-                "cannot encode {} as a component: {e:#}",
-                module_path.display()
-            )
-        })
-}
-
-/// Fails with the fix when the guest's standard library is not installed.
-fn check_guest_target() -> Result<(), String> {
-    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let output = Command::new(&rustc)
-        .args(["--print", "target-libdir", "--target", GUEST_TARGET])
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", rustc.to_string_lossy()))?;
-    let libdir = String::from_utf8_lossy(&output.stdout);
-    if output.status.success() && Path::new(libdir.trim()).is_dir() {
-        return Ok(());
-    }
-    Err(format!(
-        "hushd embeds the correlator component, built for {GUEST_TARGET}, and that \
-         target is not installed: run `rustup target add {GUEST_TARGET}` \
-         (or set HUSH_COMPONENT=FILE to embed a component built elsewhere)"
-    ))
-}
-
-/// Whether an environment variable is cargo's or rustc's setting for the
-/// outer build (its target, flags, wrappers, profile), which the guest
-/// build must not inherit. Where cargo finds its registry and network
-/// settings, and the jobserver shared with the outer build, are kept.
-fn inherited_build_setting(key: &OsString) -> bool {
-    let Some(key) = key.to_str() else {
-        return false;
-    };
-    const KEPT: [&str; 2] = ["CARGO_HOME", "CARGO_MAKEFLAGS"];
-    const KEPT_PREFIXES: [&str; 4] = ["CARGO_NET_", "CARGO_HTTP_", "CARGO_REGISTR", "RUSTUP_"];
-    const BUILD_SCRIPT: [&str; 7] = [
-        "TARGET",
-        "HOST",
-        "OUT_DIR",
-        "OPT_LEVEL",
-        "PROFILE",
-        "DEBUG",
-        "NUM_JOBS",
-    ];
-    if KEPT.contains(&key) || KEPT_PREFIXES.iter().any(|p| key.starts_with(p)) {
-        return false;
-    }
-    key.starts_with("CARGO") || key.starts_with("RUST") || BUILD_SCRIPT.contains(&key)
 }
 
 /// Embeds the dashboard's built files (`www/dist`, made by
@@ -258,19 +160,6 @@ fn content_type(name: &str) -> &'static str {
         Some("txt") => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().ok_or("no parent directory")?;
-    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    fs::write(&temporary, bytes)
-        .and_then(|()| fs::rename(&temporary, path))
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
-}
-
-fn var(key: &str) -> Result<String, String> {
-    env::var(key).map_err(|_| format!("cargo did not set {key}"))
 }
 
 fn hex(bytes: &[u8]) -> String {
