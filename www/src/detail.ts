@@ -1,6 +1,6 @@
 // The detail panel: for a stored event, what went into it (occurrences by
 // decision), the why of its latest occurrence and the object the API server
-// holds; for one input event (a drop, a refusal), its decision and its raw
+// holds; for one input event (a drop, a refusal, a trap), its decision and its raw
 // object as the file had it.
 
 import type { Selection } from './entries';

@@ -3,14 +3,14 @@
 // Also the selection model shared by the views.
 
 import type { Kept, Layout, RunView } from './model';
-import { Act } from './model';
+import { isMark } from './model';
 
 export type Entry =
   | { kind: 'namespace'; namespace: string; objects: number; collapsed: boolean }
   | { kind: 'kind'; namespace: string; objectKind: string; objects: number; collapsed: boolean }
   | { kind: 'row'; row: number };
 
-/** What is selected: a stored event, or one input event (a drop, a refusal). */
+/** What is selected: a stored event, or one input event (a drop, a refusal, a trap). */
 export type Selection = { kind: 'stored'; index: number } | { kind: 'input'; index: number } | null;
 
 export function sameSelection(a: Selection, b: Selection): boolean {
@@ -68,7 +68,7 @@ export interface Item {
 
 /**
  * The selectable items of `row`, by time: its stored events (kept) and the
- * input events that were not written (drops and refusals).
+ * input events that were not written (drops, refusals, traps).
  */
 export function items(layout: Layout, view: RunView, kept: Kept, row: number): Item[] {
   const out: Item[] = [];
@@ -81,7 +81,7 @@ export function items(layout: Layout, view: RunView, kept: Kept, row: number): I
   for (let j = inputs.offsets[row]; j < inputs.offsets[row + 1]; j++) {
     const i = inputs.items[j];
     const act = view.acts[i];
-    if (kept.inputs[i] && (act === Act.Drop || act === Act.Refuse)) out.push({ selection: { kind: 'input', index: i }, at: layout.facts.at[i] });
+    if (kept.inputs[i] && isMark(act)) out.push({ selection: { kind: 'input', index: i }, at: layout.facts.at[i] });
   }
   return out.sort((a, b) => a.at - b.at);
 }

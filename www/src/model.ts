@@ -13,10 +13,21 @@ export const enum Act {
   Drop,
   Absorb,
   Refuse,
+  /** The correlator component trapped on the event (only component hosts report it). */
+  Trap,
   Other,
 }
 
-const ACTS: Record<string, Act> = { create: Act.Create, patch: Act.Patch, drop: Act.Drop, absorb: Act.Absorb, refuse: Act.Refuse };
+const ACTS: Record<string, Act> = { create: Act.Create, patch: Act.Patch, drop: Act.Drop, absorb: Act.Absorb, refuse: Act.Refuse, trap: Act.Trap };
+
+/**
+ * Whether an input event with this decision is a mark of its own on its row
+ * (selectable, and not drawn as a written occurrence): it was not
+ * correlated into a write, by a spam drop, a refusal or a trap.
+ */
+export function isMark(act: Act): boolean {
+  return act === Act.Drop || act === Act.Refuse || act === Act.Trap;
+}
 
 /** Items grouped by key: `items[offsets[k] .. offsets[k + 1]]`. */
 export interface Groups {

@@ -1,14 +1,15 @@
 // Drawing the timeline on a canvas: the time axis, the gutter of labels,
 // and per row its stored events (bars from first to last seen, with their
 // count; a single occurrence as a tick; series with their heartbeats),
-// the occurrences behind them, and the spam drops as marks of their own.
+// the occurrences behind them, and the events not written (spam drops,
+// refusals, traps) as marks of their own.
 // Work is bounded by pixels, not events: marks that fall on a pixel already
 // drawn are skipped, and only rows and times in view are visited.
 
 import type { Entry, Selection } from './entries';
 import { clock, count, timeStep } from './format';
 import type { Kept, Layout, RunView } from './model';
-import { Act } from './model';
+import { Act, isMark } from './model';
 
 export const ROW = 20;
 export const AXIS = 28;
@@ -26,6 +27,7 @@ export interface Palette {
   drop: string;
   heartbeat: string;
   refused: string;
+  trap: string;
   select: string;
   font: string;
 }
@@ -35,7 +37,7 @@ export function palette(element: Element): Palette {
   const v = (name: string) => css.getPropertyValue(`--${name}`).trim();
   return {
     bg: v('bg'), fg: v('fg'), muted: v('muted'), grid: v('grid'), stripe: v('stripe'), header: v('header-bg'),
-    normal: v('normal'), warning: v('warning'), drop: v('drop'), heartbeat: v('heartbeat'), refused: v('refused'), select: v('select'),
+    normal: v('normal'), warning: v('warning'), drop: v('drop'), heartbeat: v('heartbeat'), refused: v('refused'), trap: v('trap'), select: v('select'),
     font: css.fontFamily,
   };
 }
@@ -202,7 +204,7 @@ function paintOccurrences(ctx: CanvasRenderingContext2D, s: Scene, row: number, 
   for (let j = lo; j < hi; j++) {
     const i = items[j];
     const act = view.acts[i];
-    if (!kept.inputs[i] || act === Act.Drop || act === Act.Refuse) continue;
+    if (!kept.inputs[i] || isMark(act)) continue;
     const x = Math.round(xOf(s, at[i]));
     if (x === lastX) continue;
     lastX = x;
@@ -309,12 +311,15 @@ function paintDrops(ctx: CanvasRenderingContext2D, s: Scene, row: number, y: num
       ctx.fillStyle = s.colours.select;
       ctx.fillRect(Math.round(x), y + ROW - 6, 1, 5);
     }
-    if (act !== Act.Drop && act !== Act.Refuse) continue;
+    if (!isMark(act)) continue;
     if (i !== selected && x - lastX < 3) continue;
     lastX = x;
     if (act === Act.Drop) {
       ctx.strokeStyle = s.colours.drop;
       cross(ctx, x, y + 5, 3);
+    } else if (act === Act.Trap) {
+      ctx.fillStyle = s.colours.trap;
+      triangle(ctx, x, y + 5, 4);
     } else {
       ctx.fillStyle = s.colours.refused;
       ctx.fillRect(x - 3, y + 2, 6, 6);
@@ -335,6 +340,16 @@ function cross(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): 
   ctx.moveTo(x + r, y - r);
   ctx.lineTo(x - r, y + r);
   ctx.stroke();
+}
+
+/** A filled triangle pointing up, centred on (x, y). */
+function triangle(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {
+  ctx.beginPath();
+  ctx.moveTo(x, y - r);
+  ctx.lineTo(x + r, y + r - 1);
+  ctx.lineTo(x - r, y + r - 1);
+  ctx.closePath();
+  ctx.fill();
 }
 
 function diamond(ctx: CanvasRenderingContext2D, x: number, y: number, r: number): void {

@@ -6,7 +6,7 @@
 import { type Entry, type Item, type Selection, entries, groupKey, items, rowOf, sameSelection } from './entries';
 import { clock, count, utc } from './format';
 import type { Kept, Layout, RunView } from './model';
-import { Act } from './model';
+import { Act, isMark } from './model';
 import { AXIS, ROW, type Scene, lowerBound, paint, palette, tOf } from './paint';
 
 export interface TimelineEvents {
@@ -177,7 +177,7 @@ export class Timeline {
       for (let j = lo; j < offsets[e.row + 1] && at[inputs[j]] <= t + tolerance; j++) {
         const i = inputs[j];
         const act = s.view.acts[i];
-        if (!s.kept.inputs[i] || (act !== Act.Drop && act !== Act.Refuse)) continue;
+        if (!s.kept.inputs[i] || !isMark(act)) continue;
         const d = Math.abs(at[i] - t);
         if (d < bestDistance) [best, bestDistance] = [{ kind: 'input', index: i }, d];
       }
@@ -307,7 +307,14 @@ export class Timeline {
     const i = selection.index;
     const f = s.layout.facts;
     const act = s.view.acts[i];
-    const what = act === Act.Drop ? `dropped by the spam filter (${s.view.run.tokens[i].toFixed(2)} tokens left)` : act === Act.Refuse ? 'refused: the API server would reject it' : s.view.rules[s.view.run.rule[i]] ?? '';
+    const what =
+      act === Act.Drop
+        ? `dropped by the spam filter (${s.view.run.tokens[i].toFixed(2)} tokens left)`
+        : act === Act.Refuse
+          ? 'refused: the API server would reject it'
+          : act === Act.Trap
+            ? 'trapped: the correlator failed on it, nothing was written'
+            : (s.view.rules[s.view.run.rule[i]] ?? '');
     return `${f.strings[f.reason[i]]} · ${f.strings[f.kind[i]].toLowerCase()}/${f.strings[f.name[i]]} · ${what} · ${utc(f.at[i])}`;
   }
 

@@ -51,6 +51,6 @@ export function ruleSentence(why: Why): string {
 /** What an action means, in a few words. */
 export function actionWords(action: string): string {
   return (
-    { create: 'created', patch: 'patched', drop: 'dropped by the spam filter', absorb: 'absorbed into a series', refuse: 'refused (the API server would reject it)' } as Record<string, string>
+    { create: 'created', patch: 'patched', drop: 'dropped by the spam filter', absorb: 'absorbed into a series', refuse: 'refused (the API server would reject it)', trap: 'trapped (the correlator failed on it; nothing was written)' } as Record<string, string>
   )[action] ?? action;
 }

@@ -344,7 +344,7 @@ test('light and dark themes, with categories that stay apart for colour-blind re
         c.fillStyle = css.getPropertyValue(`--${name}`).trim();
         return c.fillStyle;
       };
-      return Object.fromEntries(['bg', 'normal', 'warning', 'drop', 'heartbeat', 'refused'].map((n) => [n, hex(n)]));
+      return Object.fromEntries(['bg', 'normal', 'warning', 'drop', 'heartbeat', 'refused', 'trap'].map((n) => [n, hex(n)]));
     });
   const pixel = () =>
     page.evaluate(() => {
@@ -354,12 +354,22 @@ test('light and dark themes, with categories that stay apart for colour-blind re
       return `#${[...d.slice(0, 3)].map((v) => v.toString(16).padStart(2, '0')).join('')}`;
     });
   const light = await colours();
+  // The trapped category's legend entry is drawn in its colour.
+  const legend = () =>
+    page.evaluate(() => {
+      const mark = document.querySelector('.legend .mark.trap');
+      const c = document.createElement('canvas').getContext('2d');
+      c.fillStyle = getComputedStyle(mark).color;
+      return { text: mark.parentElement.textContent, colour: c.fillStyle };
+    });
+  assert.deepStrictEqual(await legend(), { text: '▲trapped (correlator failed)', colour: light.trap });
   assert.equal(await page.getAttribute('html', 'data-theme'), 'light');
   assert.equal(await pixel(), light.bg, 'the canvas is drawn in the theme');
   await page.click('#theme');
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
   assert.equal(await page.getAttribute('#theme', 'aria-pressed'), 'true');
   const dark = await colours();
+  assert.deepStrictEqual(await legend(), { text: '▲trapped (correlator failed)', colour: dark.trap });
   assert.notEqual(dark.bg, light.bg);
   await page.waitForFunction((bg) => {
     const canvas = document.querySelector('#timeline canvas');
@@ -371,7 +381,7 @@ test('light and dark themes, with categories that stay apart for colour-blind re
   await ready(page);
   assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
   for (const [theme, c] of [['light', light], ['dark', dark]]) {
-    const categories = ['normal', 'warning', 'drop', 'heartbeat'];
+    const categories = ['normal', 'warning', 'drop', 'heartbeat', 'trap'];
     for (const [vision, m] of Object.entries(SIMULATIONS)) {
       const seen = (hex) => lab(m.map((row) => Math.min(1, Math.max(0, row[0] * linear(hex)[0] + row[1] * linear(hex)[1] + row[2] * linear(hex)[2]))));
       for (const [i, a] of categories.entries()) {

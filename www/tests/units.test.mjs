@@ -1,11 +1,13 @@
 // The dashboard's pure helpers, compiled from its TypeScript with esbuild
 // and run in Node: the reconnect schedule, the URL state round trip,
-// kubectl's ages.
+// kubectl's ages, the decisions' categories (over a real hush-web run,
+// target/web/node from scripts/build-web.sh).
 
 import { test } from 'node:test';
 import assert from 'node:assert';
 import { build } from 'esbuild';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { root, www } from './harness.mjs';
@@ -57,4 +59,34 @@ test("ages are kubectl's HumanDuration", async () => {
     [48 * 3600 * s, '2d'], [(49 * 3600) * s, '2d1h'], [8 * 86400 * s, '8d'], [730 * 86400 * s, '2y'],
   ];
   for (const [ms, want] of cases) assert.equal(humanDuration(ms), want, `${ms} ms`);
+});
+
+test('a trapped event is a category of its own: a mark on its row, selectable, with its own words', async () => {
+  const { layout, runView, keep, noFilter, isMark } = await load('model');
+  const { items } = await load('entries');
+  const { actionWords } = await load('why');
+  const { Recording } = createRequire(import.meta.url)(join(root, 'target', 'web', 'node', 'hush_web.js'));
+  const event = (second, reason) =>
+    JSON.stringify({ involvedObject: { kind: 'Pod', namespace: 'shop', name: 'web-1' }, reason, message: reason, type: 'Warning', source: { component: 'kubelet' }, lastTimestamp: `2024-05-01T10:00:0${second}Z` });
+  const recording = new Recording(new TextEncoder().encode([event(1, 'BackOff'), event(2, 'BackOff'), event(3, 'BackOff')].join('\n')));
+  const facts = recording.facts();
+  const run = recording.replay({});
+  const columns = { ...run.columns(), stats: run.stats(), options: {}, millis: 0 };
+  // The second event as a component host reports a trap: hush-web's native
+  // core never traps, so the label is added as hushd's component engine names it.
+  assert.deepStrictEqual(columns.labels.filter((l) => ['create', 'patch'].includes(l)).sort(), ['create', 'patch']);
+  columns.action[1] = columns.labels.push('trap') - 1;
+  const lay = layout(facts, []);
+  const view = runView(lay, columns);
+  const [created, trapped, patched] = view.acts;
+  assert.ok(isMark(trapped), 'a trapped event is drawn as a mark, not as a written occurrence');
+  assert.ok(!isMark(created) && !isMark(patched));
+  assert.equal(new Set([created, trapped, patched]).size, 3, 'trap is neither create nor patch');
+  const kept = keep(lay, view, noFilter);
+  const selectable = items(lay, view, kept, 0).filter((item) => item.selection.kind === 'input');
+  assert.deepStrictEqual(selectable.map((item) => item.selection.index), [1]);
+  assert.equal(actionWords('trap'), 'trapped (the correlator failed on it; nothing was written)');
+  assert.notEqual(actionWords('trap'), actionWords('refuse'));
+  run.free();
+  recording.free();
 });
