@@ -25,3 +25,13 @@ pub use state::{HostState, HttpMessage, LocalResponse};
 pub fn plugin_path() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("HUSH_PROXY_WASM"))
 }
+
+/// The plugin the build script built, compiled in a default engine.
+pub fn load_plugin() -> Result<(wasmtime::Engine, wasmtime::Module), String> {
+    let path = plugin_path();
+    let engine = wasmtime::Engine::default();
+    let wasm = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let module =
+        compile(&engine, &wasm).map_err(|e| format!("cannot compile {}: {e}", path.display()))?;
+    Ok((engine, module))
+}

@@ -5,18 +5,13 @@
 
 use std::sync::OnceLock;
 
-use hush_proxy_host::{Drive, HostError, HttpMessage, compile, plugin_path};
+use hush_proxy_host::{Drive, HostError, HttpMessage, load_plugin};
 use serde_json::{Value, json};
 use wasmtime::{Engine, Module};
 
 fn plugin() -> &'static (Engine, Module) {
     static PLUGIN: OnceLock<(Engine, Module)> = OnceLock::new();
-    PLUGIN.get_or_init(|| {
-        let engine = Engine::default();
-        let wasm = std::fs::read(plugin_path()).expect("the build script built the plugin");
-        let module = compile(&engine, &wasm).expect("the plugin compiles");
-        (engine, module)
-    })
+    PLUGIN.get_or_init(|| load_plugin().expect("the build script built the plugin"))
 }
 
 /// 2024-05-01T10:00:00Z plus `s` seconds, in nanoseconds.

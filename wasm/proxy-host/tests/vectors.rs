@@ -10,7 +10,7 @@ use hush_core::format::kube_json::Observation;
 use hush_core::format::replay::{Line, LineJson, Native, Replay};
 use hush_core::write::store::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
-use hush_proxy_host::{Drive, compile, drive::request_of, plugin_path};
+use hush_proxy_host::{Drive, drive::request_of, load_plugin};
 use hush_tests::{compare, load, test_name, vector_files};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{Map, Value};
@@ -18,12 +18,7 @@ use wasmtime::{Engine, Module};
 
 fn plugin() -> &'static (Engine, Module) {
     static PLUGIN: OnceLock<(Engine, Module)> = OnceLock::new();
-    PLUGIN.get_or_init(|| {
-        let engine = Engine::default();
-        let wasm = std::fs::read(plugin_path()).expect("the build script built the plugin");
-        let module = compile(&engine, &wasm).expect("the plugin compiles");
-        (engine, module)
-    })
+    PLUGIN.get_or_init(|| load_plugin().expect("the build script built the plugin"))
 }
 
 /// What `hushd replay --output decisions` prints: hush-core's replay loop

@@ -9,9 +9,8 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use hush_proxy_host::{Drive, HttpMessage, compile, drive::request_of, plugin_path};
+use hush_proxy_host::{Drive, HttpMessage, drive::request_of, load_plugin};
 use serde_json::{Value, json};
-use wasmtime::Engine;
 
 /// Events sent before measuring.
 const WARM_UP: usize = 10_000;
@@ -67,9 +66,7 @@ fn run() -> Result<Value, String> {
         _ => return Err(format!("{}: no events", args.file)),
     };
     let period = last - first + 1_000_000_000;
-    let engine = Engine::default();
-    let wasm = std::fs::read(plugin_path()).map_err(|e| e.to_string())?;
-    let module = compile(&engine, &wasm).map_err(|e| e.to_string())?;
+    let (engine, module) = load_plugin()?;
     let configuration = json!({ "mode": args.mode }).to_string();
     let mut drive = Drive::start(&engine, &module, configuration.as_bytes(), first)
         .map_err(|e| e.to_string())?;
