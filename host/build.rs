@@ -38,13 +38,7 @@ const GUEST: Guest<'static> = Guest {
 };
 
 fn main() -> ExitCode {
-    match run() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    hush_build_support::exit(run())
 }
 
 fn run() -> Result<(), String> {

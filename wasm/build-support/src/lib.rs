@@ -17,13 +17,25 @@ use std::env;
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
 
 /// The guests' target: no WASI, so a component imports only what its WIT
 /// world names.
 pub const GUEST_TARGET: &str = "wasm32-unknown-unknown";
 /// The workspace profile guests are built with.
 pub const GUEST_PROFILE: &str = "release-wasm";
+
+/// A build script's exit: success, or failure with the error on stderr
+/// (cargo shows it with the script's output).
+pub fn exit(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
 
 /// Where the build script running now works, from what cargo sets.
 #[derive(Clone, Debug)]
