@@ -272,3 +272,36 @@ fn metrics_cover_requests_decisions_drops_store_and_watchers() {
     }
     assert!(metric(&server, "hush_store_bytes ") > 0.0);
 }
+
+#[test]
+fn an_idle_server_sleeps() {
+    // Timers due often: sweeps, snapshots (with nothing to snapshot).
+    for correlate in ["off", "auto"] {
+        let dir = TempDir::new(&format!("hostile-idle-{correlate}"));
+        let server = Server::start(
+            &dir,
+            &[
+                "--correlate",
+                correlate,
+                "--snapshot-interval",
+                "50ms",
+                "--event-ttl",
+                "1s",
+            ],
+        );
+        assert_eq!(
+            server
+                .post(CORE, &core_event("idle.1", "web-1", "BackOff", "m"))
+                .status,
+            201
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        let before = server.cpu_time();
+        std::thread::sleep(Duration::from_secs(2));
+        let used = server.cpu_time() - before;
+        assert!(
+            used < Duration::from_millis(300),
+            "--correlate {correlate}: {used:?} of CPU in 2 s idle"
+        );
+    }
+}

@@ -315,10 +315,15 @@ impl Loop {
         if now_instant >= self.next_sweep {
             self.sweep();
         }
+        let snapshot_due = now_instant >= self.next_snapshot;
+        if snapshot_due {
+            // Advanced whether or not there is anything to snapshot, so an
+            // idle writer sleeps until the next one.
+            self.next_snapshot = now_instant + self.config.snapshot_interval;
+        }
         if let Some(c) = &mut self.correlators {
             c.tick();
-            let due = now_instant >= self.next_snapshot
-                || c.since_snapshot >= self.config.snapshot_records;
+            let due = snapshot_due || c.since_snapshot >= self.config.snapshot_records;
             if (due || closing) && c.since_snapshot > 0 {
                 if let Err(e) = c.snapshot() {
                     tracing::warn!("snapshotting the correlators failed: {e}");
