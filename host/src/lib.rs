@@ -11,6 +11,7 @@ pub mod component;
 /// Reading recorded events (the `hush-input` crate, shared with the JSON
 /// codec component).
 pub use hush_input as input;
+pub mod load;
 pub mod options;
 pub mod replay;
 pub mod serve;
