@@ -83,6 +83,10 @@ enum Command {
     /// Serve a Kubernetes events API (core/v1 and events.k8s.io/v1) with
     /// server-side correlation, a durable SQLite store, watches and metrics.
     Serve(Box<ServeArgs>),
+    /// Load a running `hushd serve` (or any API server) with raw Event
+    /// creates over many connections; prints events/s, latency percentiles
+    /// and, with --check, whether anything acknowledged was lost.
+    Load(LoadArgs),
     /// Measure events per second and allocations per event: native, the
     /// component, the floor; on a realistic mix or a file. One JSON line each.
     Bench(BenchArgs),
@@ -94,9 +98,14 @@ struct ServeArgs {
     /// Address to listen on (loopback unless told otherwise).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
-    /// The SQLite database (created if missing).
-    #[arg(long, default_value = "./hush.db")]
-    db: PathBuf,
+    /// The SQLite database (created if missing) [default: ./hush.db; with
+    /// --demo, a new one in the temporary directory].
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Feed the server a built-in storm (the sample's 40 minutes, 20 times
+    /// faster, over and over) through its own API.
+    #[arg(long)]
+    demo: bool,
     /// Which creates are correlated: auto = core/v1 through the legacy
     /// correlator and events.k8s.io/v1 through the series correlator.
     #[arg(long, value_enum, default_value = "auto")]
@@ -147,6 +156,98 @@ struct ServeArgs {
     options: OptionArgs,
 }
 
+/// `hushd load`'s flags.
+#[derive(clap::Args)]
+struct LoadArgs {
+    /// The server to load.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    server: std::net::SocketAddr,
+    /// Connections, each with one request in flight.
+    #[arg(long, default_value_t = 128)]
+    connections: usize,
+    /// How long to measure.
+    #[arg(long, default_value = "20s", value_parser = hushd::serve::parse_duration)]
+    duration: std::time::Duration,
+    /// How long to load before measuring.
+    #[arg(long, default_value = "3s", value_parser = hushd::serve::parse_duration)]
+    warmup: std::time::Duration,
+    /// Post core/v1 Events (legacy correlation) or events.k8s.io/v1 Events (series).
+    #[arg(long, value_enum, default_value = "core")]
+    group: LoadGroup,
+    /// Post one part of the mix only.
+    #[arg(long, value_enum)]
+    only: Option<hushd::workload::Kind>,
+    /// Afterwards, list every event and check that each acknowledged one is
+    /// stored with at least the count it was answered with.
+    #[arg(long)]
+    check: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LoadGroup {
+    /// /api/v1
+    Core,
+    /// /apis/events.k8s.io/v1
+    Events,
+}
+
+fn load(args: LoadArgs) -> Result<ExitCode, String> {
+    let (path, list) = match args.group {
+        LoadGroup::Core => (
+            "/api/v1/namespaces/default/events",
+            "/api/v1/namespaces/default/events",
+        ),
+        LoadGroup::Events => (
+            "/apis/events.k8s.io/v1/namespaces/default/events",
+            "/apis/events.k8s.io/v1/namespaces/default/events",
+        ),
+    };
+    if args.connections == 0 {
+        return Err("--connections must be at least 1".into());
+    }
+    let config = hushd::load::LoadConfig {
+        server: args.server,
+        connections: args.connections,
+        duration: args.duration,
+        warmup: args.warmup,
+        path: path.into(),
+        check: args.check,
+        only: args.only,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the runtime failed: {e}"))?;
+    runtime.block_on(async {
+        let (figures, acked) = hushd::load::run(config).await?;
+        eprintln!(
+            "{:.0} events/s over {} connections for {:.1}s; latency p50 {:.2} ms, p99 {:.2} ms, p999 {:.2} ms, max {:.2} ms; answers {:?}, errors {}",
+            figures.events_per_second,
+            figures.connections,
+            figures.seconds,
+            figures.p50_ms,
+            figures.p99_ms,
+            figures.p999_ms,
+            figures.max_ms,
+            figures.statuses,
+            figures.errors
+        );
+        let mut line = serde_json::to_value(&figures).map_err(|e| e.to_string())?;
+        let mut lost = 0;
+        if args.check {
+            let check = hushd::load::verify(args.server, list, &acked).await?;
+            eprintln!(
+                "check: {} acknowledged answers naming {} events; {} events stored holding {} occurrences; {} lost",
+                check.acknowledged, check.acknowledged_events, check.stored_events, check.stored_occurrences, check.lost
+            );
+            lost = check.lost;
+            line["check"] = serde_json::to_value(&check).map_err(|e| e.to_string())?;
+        }
+        println!("{line}");
+        Ok(if lost == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    })
+}
+
 impl ServeArgs {
     fn config(self) -> Result<hushd::serve::Config, String> {
         use hushd::serve::api::Limits;
@@ -159,9 +260,17 @@ impl ServeArgs {
                 Ok(v)
             }
         };
+        let db = match (self.db, self.demo) {
+            (Some(db), _) => db,
+            (None, false) => PathBuf::from("./hush.db"),
+            (None, true) => {
+                std::env::temp_dir().join(format!("hush-demo-{}.db", std::process::id()))
+            }
+        };
         Ok(hushd::serve::Config {
             listen: self.listen,
-            db: self.db,
+            db,
+            demo: self.demo.then_some(SAMPLE),
             correlate: self.correlate,
             options: self.options.resolve(Mode::Legacy)?,
             plugin: self.plugin,
@@ -282,6 +391,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             hushd::serve::run(args.config()?)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Load(args) => load(args),
         Command::Bench(args) => {
             hushd::bench::cli::run(&args, &mut io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)

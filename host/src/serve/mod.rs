@@ -16,6 +16,7 @@
 pub mod api;
 pub mod assets;
 pub mod correlate;
+pub mod demo;
 pub mod http;
 pub mod metrics;
 pub mod object;
@@ -83,6 +84,8 @@ pub struct Config {
     pub watch_history: usize,
     /// The writer's batching and housekeeping.
     pub writer: WriterConfig,
+    /// A storm (JSON lines with `"at"`) to feed the server with (`--demo`).
+    pub demo: Option<&'static str>,
 }
 
 /// A running server, for embedding (tests, `--demo`).
@@ -271,6 +274,19 @@ pub fn run(config: Config) -> Result<(), String> {
         let running = start(config.clone(), Some(assets::router())).await?;
         tracing::info!(address = %running.address, correlate = ?config.correlate, "serving");
         eprintln!("hushd serve: listening on http://{}", running.address);
+        if config.demo.is_some() {
+            eprintln!(
+                "hushd serve: a built-in storm is feeding it ({}x faster than recorded); try\n\n    \
+                 kubectl --server=http://{} get events -A -w\n    \
+                 kubectl --server=http://{} get events -A -o wide\n    \
+                 curl -s http://{}/metrics | grep hush_decisions\n\n\
+                 Ctrl-C stops it.",
+                demo::SPEEDUP,
+                running.address,
+                running.address,
+                running.address
+            );
+        }
         stop_signal().await;
         tracing::info!(
             "stopping: finishing requests, flushing the store, snapshotting the correlators"
