@@ -4,11 +4,17 @@
 //! readers use a small pool of read-only connections, each list or get in
 //! one read transaction, so it sees a single resource version.
 //!
+//! Checkpoints (copying the WAL into the database) run mostly on a thread
+//! of their own; the writer finishes one after a commit once the WAL
+//! passes 16 MiB, which lets the WAL start over instead of growing.
+//!
 //! Objects are kept as their core/v1 JSON, readable with `sqlite3`:
 //! `select json_extract(body, '$.message') from events`.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use hush_core::Timestamp;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
@@ -22,7 +28,7 @@ use crate::serve::object::decode::decode_stored;
 use crate::serve::object::encode::to_stored;
 
 /// The layout this hushd reads and writes.
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS events (
@@ -39,8 +45,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) W
 CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY,
     engine INTEGER NOT NULL,
-    at INTEGER NOT NULL,
-    event BLOB
+    entries BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     engine INTEGER PRIMARY KEY,
@@ -72,6 +77,65 @@ fn corrupt(key: &str, e: String) -> StoreError {
 pub struct SqliteStore {
     conn: Connection,
     path: PathBuf,
+    _checkpointer: Checkpointer,
+}
+
+/// How often the checkpointer looks at the WAL.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+/// A WAL larger than this is checkpointed and truncated even if that
+/// makes the writer wait (bounds the disk a burst can take).
+const WAL_LIMIT_BYTES: u64 = 256 << 20;
+
+/// The thread that checkpoints the WAL; stopped when dropped.
+struct Checkpointer {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path, synchronous: &'static str) -> Result<Checkpointer> {
+        let conn = Connection::open(path).map_err(error("opening the checkpointer"))?;
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous={synchronous}; PRAGMA busy_timeout=10000;"
+        ))
+        .map_err(error("opening the checkpointer"))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        let thread = std::thread::Builder::new()
+            .name("hushd-checkpoint".into())
+            .spawn(move || {
+                while !stopping.load(Ordering::Relaxed) {
+                    std::thread::sleep(CHECKPOINT_EVERY);
+                    let size = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+                    let mode = if size > WAL_LIMIT_BYTES {
+                        "TRUNCATE"
+                    } else {
+                        "PASSIVE"
+                    };
+                    if let Err(e) =
+                        conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(()))
+                    {
+                        tracing::warn!("checkpointing the store failed: {e}");
+                    }
+                }
+            })
+            .map_err(|e| StoreError(format!("starting the checkpointer: {e}")))?;
+        Ok(Checkpointer {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Read-only connections for the API, opened as needed and reused.
@@ -99,7 +163,8 @@ impl SqliteStore {
             )));
         }
         conn.execute_batch(&format!(
-            "PRAGMA synchronous={synchronous}; PRAGMA busy_timeout=10000; PRAGMA cache_size=-65536;"
+            "PRAGMA synchronous={synchronous}; PRAGMA busy_timeout=10000; PRAGMA cache_size=-65536; \
+             PRAGMA wal_autocheckpoint=4096;"
         ))
         .map_err(error("configuring the database"))?;
         conn.execute_batch(SCHEMA)
@@ -133,10 +198,67 @@ impl SqliteStore {
             SqliteStore {
                 conn,
                 path: path.to_path_buf(),
+                _checkpointer: Checkpointer::start(path, synchronous)?,
             },
             reader,
         ))
     }
+}
+
+/// A batch's journal records of one engine, packed into one row: for each,
+/// its seq and instant (`u64`, `i64`, little-endian), then its length
+/// (`u32`, `u32::MAX` for none) and bytes. One row per batch instead of one
+/// per record keeps the journal's cost off the hot path.
+fn pack(entries: &[&JournalEntry]) -> Vec<u8> {
+    let size: usize = entries
+        .iter()
+        .map(|j| 20 + j.event.as_ref().map_or(0, Vec::len))
+        .sum();
+    let mut out = Vec::with_capacity(size);
+    for j in entries {
+        out.extend_from_slice(&j.seq.to_le_bytes());
+        out.extend_from_slice(&j.at.to_le_bytes());
+        match &j.event {
+            Some(bytes) => {
+                let len = u32::try_from(bytes.len()).expect("a journal record under 4 GiB");
+                out.extend_from_slice(&len.to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+            None => out.extend_from_slice(&u32::MAX.to_le_bytes()),
+        }
+    }
+    out
+}
+
+/// Splits `n` bytes off the front of `bytes`.
+fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Result<&'a [u8]> {
+    if bytes.len() < n {
+        return Err(StoreError("a journal row is truncated".into()));
+    }
+    let (head, rest) = bytes.split_at(n);
+    *bytes = rest;
+    Ok(head)
+}
+
+/// The records of a row written by [`pack`].
+fn unpack(engine: u8, mut bytes: &[u8], out: &mut Vec<JournalEntry>) -> Result<()> {
+    let word = |b: &[u8]| -> [u8; 8] { b.try_into().expect("eight bytes") };
+    while !bytes.is_empty() {
+        let seq = u64::from_le_bytes(word(take(&mut bytes, 8)?));
+        let at = i64::from_le_bytes(word(take(&mut bytes, 8)?));
+        let len = u32::from_le_bytes(take(&mut bytes, 4)?.try_into().expect("four bytes"));
+        let event = match len {
+            u32::MAX => None,
+            n => Some(take(&mut bytes, n as usize)?.to_vec()),
+        };
+        out.push(JournalEntry {
+            seq,
+            engine,
+            at,
+            event,
+        });
+    }
+    Ok(())
 }
 
 fn read_resource_version(conn: &Connection) -> Result<u64> {
@@ -186,19 +308,17 @@ impl EventStore for SqliteStore {
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(error("reading snapshots"))?;
         let mut stmt = conn
-            .prepare("SELECT seq, engine, at, event FROM journal ORDER BY seq")
+            .prepare("SELECT engine, entries FROM journal ORDER BY seq")
             .map_err(error("reading the journal"))?;
-        let journal = stmt
-            .query_map([], |r| {
-                Ok(JournalEntry {
-                    seq: r.get::<_, i64>(0)? as u64,
-                    engine: r.get(1)?,
-                    at: r.get(2)?,
-                    event: r.get(3)?,
-                })
-            })
+        let packs = stmt
+            .query_map([], |r| Ok((r.get::<_, u8>(0)?, r.get::<_, Vec<u8>>(1)?)))
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
             .map_err(error("reading the journal"))?;
+        let mut journal = Vec::new();
+        for (engine, entries) in packs {
+            unpack(engine, &entries, &mut journal)?;
+        }
+        journal.sort_by_key(|j| j.seq);
         Ok(Recovered {
             resource_version: read_resource_version(conn)?,
             rows: rows as u64,
@@ -244,13 +364,20 @@ impl EventStore for SqliteStore {
                     .map_err(error("deleting an event"))?;
             }
             let mut journal = tx
-                .prepare_cached(
-                    "INSERT INTO journal (seq, engine, at, event) VALUES (?1, ?2, ?3, ?4)",
-                )
+                .prepare_cached("INSERT INTO journal (seq, engine, entries) VALUES (?1, ?2, ?3)")
                 .map_err(error("writing the journal"))?;
-            for j in &batch.journal {
+            let mut engines: Vec<u8> = batch.journal.iter().map(|j| j.engine).collect();
+            engines.sort_unstable();
+            engines.dedup();
+            for engine in engines {
+                let entries: Vec<&JournalEntry> = batch
+                    .journal
+                    .iter()
+                    .filter(|j| j.engine == engine)
+                    .collect();
+                let last = entries.last().map_or(0, |j| j.seq);
                 journal
-                    .execute(params![j.seq as i64, j.engine, j.at, j.event])
+                    .execute(params![last as i64, engine, pack(&entries)])
                     .map_err(error("writing the journal"))?;
             }
             for s in &batch.snapshots {
@@ -452,6 +579,35 @@ mod tests {
                 let _ = std::fs::remove_dir_all(&self.path);
             }
         }
+    }
+
+    #[test]
+    fn journal_records_pack_into_one_row_and_back() {
+        let entries = [
+            JournalEntry {
+                seq: 7,
+                engine: 1,
+                at: -5,
+                event: Some(vec![1, 2, 3]),
+            },
+            JournalEntry {
+                seq: 9,
+                engine: 1,
+                at: 1 << 40,
+                event: None,
+            },
+            JournalEntry {
+                seq: 10,
+                engine: 1,
+                at: 0,
+                event: Some(Vec::new()),
+            },
+        ];
+        let packed = pack(&entries.iter().collect::<Vec<_>>());
+        let mut out = Vec::new();
+        unpack(1, &packed, &mut out).unwrap();
+        assert_eq!(out, entries);
+        assert!(unpack(1, &packed[..packed.len() - 1], &mut Vec::new()).is_err());
     }
 
     #[test]
