@@ -211,7 +211,7 @@ async fn create(
         return Err(invalid(&app, group, &object, &causes));
     }
     if query.dry_run {
-        object.meta.uid = uuid::Uuid::new_v4().to_string();
+        object.meta.uid = crate::serve::writer::tx::new_uid(&mut fastrand::Rng::new());
         object.meta.creation_timestamp = Some(now().truncate_to_second());
         let mut response = object_response(StatusCode::CREATED, group, &object);
         decorate(

@@ -20,7 +20,7 @@ use hush_core::format::replay::{Decision, Engine};
 use hush_core::model::time::UniqueInstants;
 use hush_core::{Mode, Options, Timestamp};
 
-use self::journal::Record;
+use self::journal::{Record, RecordRef};
 use self::sink::StoreSink;
 use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
 use crate::serve::object::{EventObject, Group};
@@ -291,7 +291,7 @@ impl Correlators {
             .map(|s| &s.options)
     }
 
-    fn journal(&mut self, mode: Mode, at: Timestamp, record: &Record) {
+    fn journal(&mut self, mode: Mode, at: Timestamp, record: &RecordRef<'_>) {
         self.seq += 1;
         self.since_snapshot += 1;
         let entry = JournalEntry {
@@ -327,9 +327,9 @@ impl Correlators {
                 trapped: Some(trap),
             });
         }
-        let record = Record {
-            event: Some(object.event.clone()),
-            answers: call.answers,
+        let record = RecordRef {
+            event: Some(&object.event),
+            answers: &call.answers,
         };
         self.journal(mode, at, &record);
         Some(Observed {
@@ -375,9 +375,9 @@ impl Correlators {
                 self.journal(
                     mode,
                     at,
-                    &Record {
+                    &RecordRef {
                         event: None,
-                        answers: call.answers,
+                        answers: &call.answers,
                     },
                 );
             }

@@ -50,6 +50,15 @@ pub struct Tx {
     pub now: Timestamp,
     /// The correlator call in progress (see [`crate::serve::correlate`]).
     pub call: crate::serve::correlate::sink::Call,
+    /// Random numbers for uids and generated names (seeded from the OS).
+    rng: fastrand::Rng,
+}
+
+/// A random (version 4) UUID, as the API server gives every object.
+pub fn new_uid(rng: &mut fastrand::Rng) -> String {
+    uuid::Builder::from_random_bytes(rng.u128(..).to_le_bytes())
+        .into_uuid()
+        .to_string()
 }
 
 impl Tx {
@@ -68,6 +77,7 @@ impl Tx {
             ttl_nanos,
             now: Timestamp::EPOCH,
             call: Default::default(),
+            rng: fastrand::Rng::with_seed(uuid::Uuid::new_v4().as_u64_pair().0),
         }
     }
 
@@ -114,7 +124,7 @@ impl Tx {
         } else if self.get(&Key::of(&object))?.is_some() {
             return Err(TxError::AlreadyExists);
         }
-        object.meta.uid = uuid::Uuid::new_v4().to_string();
+        object.meta.uid = new_uid(&mut self.rng);
         object.meta.creation_timestamp = Some(self.now.truncate_to_second());
         object.event.metadata.resource_version = self.next_rv().to_string();
         Ok(self.put(object, ChangeKind::Added))
@@ -124,7 +134,7 @@ impl Tx {
     fn generate_name(&mut self, namespace: &str, prefix: &str) -> Result<String, TxError> {
         for _ in 0..16 {
             let suffix: String = (0..5)
-                .map(|_| char::from(NAME_ALPHABET[fastrand::usize(..NAME_ALPHABET.len())]))
+                .map(|_| char::from(NAME_ALPHABET[self.rng.usize(..NAME_ALPHABET.len())]))
                 .collect();
             let name = format!("{prefix}{suffix}");
             if self.get(&Key::new(namespace, &name))?.is_none() {
