@@ -118,6 +118,11 @@ pub async fn start(
     config: Config,
     fallback: Option<axum::Router<Arc<App>>>,
 ) -> Result<Running, String> {
+    // Listen first: a port in use is reported before anything is opened.
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
     let (mut store, reader) =
         SqliteStore::open(&config.db, config.durability).map_err(|e| e.to_string())?;
     let recovered = store.recover().map_err(|e| e.to_string())?;
@@ -175,10 +180,6 @@ pub async fn start(
         metrics.clone(),
         tokio::runtime::Handle::current(),
     );
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
-    let address = listener.local_addr().map_err(|e| e.to_string())?;
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
     let app = Arc::new(App {
         reader,
