@@ -388,7 +388,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 .with_writer(io::stderr)
                 .with_ansi(io::stderr().is_terminal())
                 .init();
-            hushd::serve::run(args.config()?)?;
+            let scratch = args.demo && args.db.is_none();
+            let config = args.config()?;
+            let db = config.db.clone();
+            let result = hushd::serve::run(config);
+            if scratch {
+                // The demo's own database goes with it.
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut path = db.clone().into_os_string();
+                    path.push(suffix);
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+            result?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Load(args) => load(args),

@@ -59,6 +59,7 @@ pub async fn feed(
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
     let posts = posts(storm);
+    tracing::info!(events = posts.len(), "demo: feeding the storm");
     let mut pass = 0;
     loop {
         pass += 1;

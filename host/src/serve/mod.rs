@@ -199,8 +199,11 @@ pub async fn start(
         router,
         config.connections.clone(),
         metrics,
-        stopping,
+        stopping.clone(),
     ));
+    if let Some(storm) = config.demo {
+        tokio::spawn(demo::feed(address, storm, stopping));
+    }
     Ok(Running {
         address,
         shutdown,
