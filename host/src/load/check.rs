@@ -120,6 +120,8 @@ pub async fn verify(server: SocketAddr, path: &str, acked: &Acked) -> Result<Che
             .header(hyper::header::HOST, "127.0.0.1")
             .body(Empty::<Bytes>::new())
             .map_err(|e| e.to_string())?;
+        // The connection takes the next request once the last one is done.
+        sender.ready().await.map_err(|e| e.to_string())?;
         let response = sender
             .send_request(request)
             .await

@@ -123,6 +123,7 @@ async fn client(
             .expect("a valid request");
         let started = Instant::now();
         let answer = async {
+            s.ready().await?;
             let response = s.send_request(request).await?;
             let status = response.status().as_u16();
             let body = response.into_body().collect().await?.to_bytes();

@@ -71,11 +71,14 @@ pub async fn feed(
                 return;
             }
         };
-        let Ok((mut sender, connection)) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await
-        else {
-            return;
-        };
+        let (mut sender, connection) =
+            match hyper::client::conn::http1::handshake(TokioIo::new(stream)).await {
+                Ok(handshake) => handshake,
+                Err(e) => {
+                    tracing::warn!("demo: cannot talk to the server: {e}");
+                    return;
+                }
+            };
         tokio::spawn(connection);
         for post in &posts {
             tokio::select! {
@@ -88,8 +91,16 @@ pub async fn feed(
                 .header(hyper::header::USER_AGENT, "hushd-demo")
                 .body(Full::new(post.body.clone()))
                 .expect("a valid request");
-            let Ok(response) = sender.send_request(request).await else {
-                return;
+            let sent = match sender.ready().await {
+                Ok(()) => sender.send_request(request).await,
+                Err(e) => Err(e),
+            };
+            let response = match sent {
+                Ok(response) => response,
+                Err(e) => {
+                    tracing::warn!("demo: posting an event failed: {e}");
+                    return;
+                }
             };
             let decision = response
                 .headers()
