@@ -44,8 +44,8 @@ pub struct BuildScript {
     pub root: PathBuf,
     /// The script's `OUT_DIR`.
     pub out_dir: PathBuf,
-    /// The outer target directory: the first ancestor of `OUT_DIR` that
-    /// cargo marked as one (`None` in an unusual layout).
+    /// The outer target directory, found from `OUT_DIR`'s place in it
+    /// (`None` in a layout other than cargo's usual one).
     pub target_dir: Option<PathBuf>,
 }
 
@@ -65,10 +65,7 @@ impl BuildScript {
             .ok_or_else(|| format!("{} is not in a workspace", manifest_dir.display()))?
             .to_path_buf();
         let out_dir = PathBuf::from(var("OUT_DIR")?);
-        let target_dir = out_dir
-            .ancestors()
-            .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-            .map(Path::to_path_buf);
+        let target_dir = target_dir_of(&out_dir, env::var("TARGET").ok().as_deref());
         Ok(BuildScript {
             root,
             out_dir,
@@ -215,6 +212,25 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// The target directory a build script's `OUT_DIR` lies in:
+/// `<target>/[<triple>/]<profile>/build/<package>-<hash>/out`, where the
+/// triple's folder is there when the build named a target (`TARGET`).
+/// Cargo's `CACHEDIR.TAG` cannot tell: cargo writes it only into a target
+/// directory it created itself, and a set-up step may have made `target/`
+/// first.
+fn target_dir_of(out_dir: &Path, triple: Option<&str>) -> Option<PathBuf> {
+    let build = out_dir.ancestors().nth(2)?;
+    if build.file_name()? != "build" {
+        return None;
+    }
+    let above_profile = build.parent()?.parent()?;
+    let target = match (above_profile.file_name(), triple) {
+        (Some(name), Some(triple)) if name == triple => above_profile.parent()?,
+        _ => above_profile,
+    };
+    Some(target.to_path_buf())
+}
+
 fn var(key: &str) -> Result<String, String> {
     env::var(key).map_err(|_| format!("cargo did not set {key}"))
 }
@@ -250,6 +266,24 @@ mod tests {
         ] {
             assert!(!inherited_build_setting(OsStr::new(kept)), "{kept}");
         }
+    }
+
+    #[test]
+    fn the_target_directory_is_found_from_out_dir_with_or_without_a_triple() {
+        let host = Path::new("/w/target/debug/build/hushd-0123abcd/out");
+        let cross = Path::new("/w/target/wasm32-unknown-unknown/release/build/x-1/out");
+        let custom = Path::new("/elsewhere/t/release/build/hushd-1/out");
+        let linux = Some("x86_64-unknown-linux-gnu");
+        assert_eq!(target_dir_of(host, linux), Some(PathBuf::from("/w/target")));
+        assert_eq!(
+            target_dir_of(cross, Some("wasm32-unknown-unknown")),
+            Some(PathBuf::from("/w/target"))
+        );
+        assert_eq!(
+            target_dir_of(custom, linux),
+            Some(PathBuf::from("/elsewhere/t"))
+        );
+        assert_eq!(target_dir_of(Path::new("/tmp/out"), linux), None);
     }
 
     #[test]
