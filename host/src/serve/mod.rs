@@ -157,7 +157,14 @@ pub async fn start(
         let tx = tx.clone();
         let recovered = recovered.clone();
         let mut correlators = tokio::task::spawn_blocking(move || {
-            Correlators::open(plugin, &options, &modes, Guards::default(), tx, &recovered)
+            // A trap is recovered from the durable snapshot and journal
+            // (see `correlate`), so the engine's own periodic snapshots for
+            // that purpose would only cost time.
+            let guards = Guards {
+                snapshot_every: u64::MAX,
+                ..Guards::default()
+            };
+            Correlators::open(plugin, &options, &modes, guards, tx, &recovered)
         })
         .await
         .map_err(|e| format!("starting the correlators failed: {e}"))??;
