@@ -568,6 +568,23 @@ fn watches_start_from_the_state_or_a_version_and_expire_past_the_history() {
     );
     assert!(old.next_json().is_none(), "the stream ends after the error");
 
+    // WatchList: the current state, then a bookmark marking its end.
+    let mut list = server.stream(
+        &format!("{CORE}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"),
+        &[],
+    );
+    let names: Vec<serde_json::Value> = (0..2)
+        .map(|_| list.next_json().unwrap()["object"]["metadata"]["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("b"), json!("c")]);
+    let end = list.next_json().unwrap();
+    assert_eq!(end["type"], "BOOKMARK");
+    assert_eq!(
+        end["object"]["metadata"]["annotations"],
+        json!({"k8s.io/initial-events-end": "true"})
+    );
+    assert_eq!(end["object"]["metadata"]["resourceVersion"], "5");
+
     let mut short = server.stream(
         &format!("{CORE}?watch=true&resourceVersion=5&timeoutSeconds=1"),
         &[],
