@@ -226,9 +226,9 @@ pub async fn start(
     let subscription = app.hub.subscribe(from);
     let deadline = tokio::time::Instant::now() + lifetime(&app, &watcher.query);
     tokio::spawn(async move {
+        // The watchers gauge is the hub's count of open feeds, read when
+        // /metrics is scraped: the feed exists before the answer starts.
         let _permit = permit;
-        let gauge = app.metrics.watchers.clone();
-        gauge.inc();
         match subscription {
             Err(too_old) => {
                 let _ = sender.send(expired(too_old)).await;
@@ -236,14 +236,12 @@ pub async fn start(
             Ok(subscription) => {
                 for line in lines {
                     if sender.send(line).await.is_err() {
-                        gauge.dec();
                         return;
                     }
                 }
                 follow(&app, &mut watcher, subscription, &sender, deadline).await;
             }
         }
-        gauge.dec();
     });
     Ok(streaming(receiver, content_type))
 }
