@@ -3,13 +3,14 @@
 //! [`Observation`] reads one input object of either shape (plus hush's
 //! optional `"at"`) and rejects what is not an Event with a clear message.
 //! [`CoreV1`] and [`EventsV1`] write an [`Event`](crate::Event) the way the API server
-//! does, field order and `omitempty` rules included.
+//! does, field order and `omitempty` rules included; [`EventFields`] writes
+//! either around metadata of the caller's own (hushd's stored objects).
 
 mod read;
 mod write;
 
 pub use read::{ListDefaults, Observation};
-pub use write::{CoreV1, EventJson, EventsV1, PatchJson};
+pub use write::{CoreV1, EventFields, EventJson, EventsV1, Micros, PatchJson, Seconds};
 
 use crate::model::options::Mode;
 

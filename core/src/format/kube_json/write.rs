@@ -30,8 +30,13 @@ struct Meta<'a>(&'a ObjectMeta);
 struct Ref<'a>(&'a ObjectReference);
 struct Source<'a>(&'a EventSource);
 struct Series<'a>(&'a EventSeries);
-struct Seconds(Option<Timestamp>);
-struct Micros(Option<Timestamp>);
+
+/// Writes a `metav1.Time`: RFC 3339 in whole seconds, `null` when unset.
+pub struct Seconds(pub Option<Timestamp>);
+
+/// Writes a `metav1.MicroTime`: RFC 3339 with six fractional digits, `null`
+/// when unset.
+pub struct Micros(pub Option<Timestamp>);
 
 macro_rules! entry_if {
     ($map:ident, $key:literal, $value:expr) => {
@@ -106,11 +111,54 @@ impl Serialize for Micros {
 
 impl Serialize for CoreV1<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
+        EventFields::new(Shape::CoreV1, self.0, Meta(&self.0.metadata)).serialize(s)
+    }
+}
+
+impl Serialize for EventsV1<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        EventFields::new(Shape::EventsV1, self.0, Meta(&self.0.metadata)).serialize(s)
+    }
+}
+
+/// Writes an [`Event`] in either shape around metadata of the caller's own:
+/// the writer behind [`CoreV1`] and [`EventsV1`], and behind hushd's API
+/// objects, whose metadata carries uid, labels, creationTimestamp and more.
+pub struct EventFields<'a, M> {
+    /// The shape: its field names and order.
+    pub shape: Shape,
+    /// The event.
+    pub event: &'a Event,
+    /// What is written as `metadata`.
+    pub metadata: M,
+    /// Whether `kind` and `apiVersion` lead (the items of a list leave them out).
+    pub typed: bool,
+    /// The `eventTime` the events.k8s.io/v1 shape writes when the event has
+    /// none (that group requires one; core/v1 writes `null`).
+    pub event_time_fallback: Option<Timestamp>,
+}
+
+impl<'a, M: Serialize> EventFields<'a, M> {
+    /// `event` in `shape` with `kind`, `apiVersion` and `metadata`, and no
+    /// `eventTime` filled in.
+    pub fn new(shape: Shape, event: &'a Event, metadata: M) -> Self {
+        EventFields {
+            shape,
+            event,
+            metadata,
+            typed: true,
+            event_time_fallback: None,
+        }
+    }
+
+    fn core_v1<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.event;
         let mut map = s.serialize_map(None)?;
-        map.serialize_entry("kind", "Event")?;
-        map.serialize_entry("apiVersion", "v1")?;
-        map.serialize_entry("metadata", &Meta(&e.metadata))?;
+        if self.typed {
+            map.serialize_entry("kind", "Event")?;
+            map.serialize_entry("apiVersion", "v1")?;
+        }
+        map.serialize_entry("metadata", &self.metadata)?;
         map.serialize_entry("involvedObject", &Ref(&e.involved_object))?;
         entry_if!(map, "reason", &e.reason);
         entry_if!(map, "message", &e.message);
@@ -133,16 +181,17 @@ impl Serialize for CoreV1<'_> {
         map.serialize_entry("reportingInstance", &e.reporting_instance)?;
         map.end()
     }
-}
 
-impl Serialize for EventsV1<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let e = self.0;
+    fn events_v1<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.event;
         let mut map = s.serialize_map(None)?;
-        map.serialize_entry("kind", "Event")?;
-        map.serialize_entry("apiVersion", "events.k8s.io/v1")?;
-        map.serialize_entry("metadata", &Meta(&e.metadata))?;
-        map.serialize_entry("eventTime", &Micros(e.event_time))?;
+        if self.typed {
+            map.serialize_entry("kind", "Event")?;
+            map.serialize_entry("apiVersion", "events.k8s.io/v1")?;
+        }
+        map.serialize_entry("metadata", &self.metadata)?;
+        let event_time = e.event_time.or(self.event_time_fallback);
+        map.serialize_entry("eventTime", &Micros(event_time))?;
         if let Some(series) = &e.series {
             map.serialize_entry("series", &Series(series))?;
         }
@@ -163,6 +212,15 @@ impl Serialize for EventsV1<'_> {
             map.serialize_entry("deprecatedCount", &e.count)?;
         }
         map.end()
+    }
+}
+
+impl<M: Serialize> Serialize for EventFields<'_, M> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.shape {
+            Shape::CoreV1 => self.core_v1(s),
+            Shape::EventsV1 => self.events_v1(s),
+        }
     }
 }
 
