@@ -1,10 +1,8 @@
-//! Writing a stored Event as either API group shows it, with the Go
-//! structs' field order and `omitempty` rules: `metav1.Time` in whole
-//! seconds, `MicroTime` with exactly six fractional digits, zero times as
-//! `null` where Go writes them.
+//! Writing a stored Event as either API group shows it: hush-core's
+//! [`EventFields`] (the Go structs' field order and `omitempty` rules)
+//! around the object's full metadata.
 
-use hush_core::model::time::Rfc3339;
-use hush_core::{EventSeries, EventSource, ObjectReference, Timestamp};
+use hush_core::format::kube_json::{EventFields, Seconds};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::{EventObject, Group};
@@ -14,10 +12,7 @@ pub struct View<'a>(pub Group, pub &'a EventObject);
 
 impl Serialize for View<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Group::Core => core_v1(self.1, s, true),
-            Group::Events => events_v1(self.1, s, true),
-        }
+        fields(self.0, self.1, true).serialize(s)
     }
 }
 
@@ -26,10 +21,19 @@ pub struct Item<'a>(pub Group, pub &'a EventObject);
 
 impl Serialize for Item<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Group::Core => core_v1(self.1, s, false),
-            Group::Events => events_v1(self.1, s, false),
-        }
+        fields(self.0, self.1, false).serialize(s)
+    }
+}
+
+fn fields(group: Group, o: &EventObject, typed: bool) -> EventFields<'_, MetaView<'_>> {
+    EventFields {
+        shape: group.shape(),
+        event: &o.event,
+        metadata: MetaView(o),
+        typed,
+        // Python's EventsV1Event requires eventTime; an event created through
+        // core/v1 without one shows its first sighting (see the README).
+        event_time_fallback: o.event.first_timestamp.or(o.meta.creation_timestamp),
     }
 }
 
@@ -59,6 +63,7 @@ macro_rules! entry_if {
     };
 }
 
+/// An object's `ObjectMeta`: hush-core's fields and the rest, in Go's order.
 struct MetaView<'a>(&'a EventObject);
 
 impl Serialize for MetaView<'_> {
@@ -81,137 +86,6 @@ impl Serialize for MetaView<'_> {
         entry_if!(map, "managedFields", &meta.managed_fields);
         map.end()
     }
-}
-
-struct Ref<'a>(&'a ObjectReference);
-
-impl Serialize for Ref<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let r = self.0;
-        let mut map = s.serialize_map(None)?;
-        entry_if!(map, "kind", &r.kind);
-        entry_if!(map, "namespace", &r.namespace);
-        entry_if!(map, "name", &r.name);
-        entry_if!(map, "uid", &r.uid);
-        entry_if!(map, "apiVersion", &r.api_version);
-        entry_if!(map, "resourceVersion", &r.resource_version);
-        entry_if!(map, "fieldPath", &r.field_path);
-        map.end()
-    }
-}
-
-struct Source<'a>(&'a EventSource);
-
-impl Serialize for Source<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(None)?;
-        entry_if!(map, "component", &self.0.component);
-        entry_if!(map, "host", &self.0.host);
-        map.end()
-    }
-}
-
-struct Series<'a>(&'a EventSeries);
-
-impl Serialize for Series<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(2))?;
-        map.serialize_entry("count", &self.0.count)?;
-        map.serialize_entry("lastObservedTime", &Micros(Some(self.0.last_observed_time)))?;
-        map.end()
-    }
-}
-
-/// `metav1.Time`: RFC 3339 in whole seconds, `null` when unset.
-struct Seconds(Option<Timestamp>);
-
-impl Serialize for Seconds {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            None => s.serialize_none(),
-            Some(t) => s.collect_str(&Rfc3339::seconds(t)),
-        }
-    }
-}
-
-/// `metav1.MicroTime`: RFC 3339 with six fractional digits, `null` when unset.
-struct Micros(Option<Timestamp>);
-
-impl Serialize for Micros {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            None => s.serialize_none(),
-            Some(t) => s.collect_str(&Rfc3339::micros(t)),
-        }
-    }
-}
-
-fn core_v1<S: Serializer>(o: &EventObject, s: S, typed: bool) -> Result<S::Ok, S::Error> {
-    let e = &o.event;
-    let mut map = s.serialize_map(None)?;
-    if typed {
-        map.serialize_entry("kind", "Event")?;
-        map.serialize_entry("apiVersion", "v1")?;
-    }
-    map.serialize_entry("metadata", &MetaView(o))?;
-    map.serialize_entry("involvedObject", &Ref(&e.involved_object))?;
-    entry_if!(map, "reason", &e.reason);
-    entry_if!(map, "message", &e.message);
-    map.serialize_entry("source", &Source(&e.source))?;
-    map.serialize_entry("firstTimestamp", &Seconds(e.first_timestamp))?;
-    map.serialize_entry("lastTimestamp", &Seconds(e.last_timestamp))?;
-    if e.count != 0 {
-        map.serialize_entry("count", &e.count)?;
-    }
-    entry_if!(map, "type", &e.type_);
-    map.serialize_entry("eventTime", &Micros(e.event_time))?;
-    if let Some(series) = &e.series {
-        map.serialize_entry("series", &Series(series))?;
-    }
-    entry_if!(map, "action", &e.action);
-    if let Some(related) = &e.related {
-        map.serialize_entry("related", &Ref(related))?;
-    }
-    map.serialize_entry("reportingComponent", &e.reporting_controller)?;
-    map.serialize_entry("reportingInstance", &e.reporting_instance)?;
-    map.end()
-}
-
-fn events_v1<S: Serializer>(o: &EventObject, s: S, typed: bool) -> Result<S::Ok, S::Error> {
-    let e = &o.event;
-    let mut map = s.serialize_map(None)?;
-    if typed {
-        map.serialize_entry("kind", "Event")?;
-        map.serialize_entry("apiVersion", "events.k8s.io/v1")?;
-    }
-    map.serialize_entry("metadata", &MetaView(o))?;
-    // Python's EventsV1Event requires eventTime; an event created through
-    // core/v1 without one shows its first sighting (see the README).
-    let event_time = e
-        .event_time
-        .or(e.first_timestamp)
-        .or(o.meta.creation_timestamp);
-    map.serialize_entry("eventTime", &Micros(event_time))?;
-    if let Some(series) = &e.series {
-        map.serialize_entry("series", &Series(series))?;
-    }
-    entry_if!(map, "reportingController", &e.reporting_controller);
-    entry_if!(map, "reportingInstance", &e.reporting_instance);
-    entry_if!(map, "action", &e.action);
-    entry_if!(map, "reason", &e.reason);
-    map.serialize_entry("regarding", &Ref(&e.involved_object))?;
-    if let Some(related) = &e.related {
-        map.serialize_entry("related", &Ref(related))?;
-    }
-    entry_if!(map, "note", &e.message);
-    entry_if!(map, "type", &e.type_);
-    map.serialize_entry("deprecatedSource", &Source(&e.source))?;
-    map.serialize_entry("deprecatedFirstTimestamp", &Seconds(e.first_timestamp))?;
-    map.serialize_entry("deprecatedLastTimestamp", &Seconds(e.last_timestamp))?;
-    if e.count != 0 {
-        map.serialize_entry("deprecatedCount", &e.count)?;
-    }
-    map.end()
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ pub mod validate;
 
 use std::collections::BTreeMap;
 
+use hush_core::format::kube_json::Shape;
 use hush_core::{Event, Timestamp};
 
 /// The API group a request addresses; both serve the same stored objects.
@@ -53,6 +54,14 @@ impl Group {
         match self {
             Group::Core => "Event",
             Group::Events => "Event.events.k8s.io",
+        }
+    }
+
+    /// hush-core's name for this group's JSON shape.
+    pub fn shape(self) -> Shape {
+        match self {
+            Group::Core => Shape::CoreV1,
+            Group::Events => Shape::EventsV1,
         }
     }
 
