@@ -13,7 +13,7 @@ use bytes::Bytes;
 use super::patch::{self, PatchKind};
 use super::query::{FieldValidation, Query};
 use super::status::ApiError;
-use super::table::{ListMeta, Table};
+use super::table::{self, ListMeta};
 use super::{
     App, DECISION_HEADER, Format, body, decision_header, list, negotiate, object_response, warning,
 };
@@ -87,8 +87,19 @@ pub fn write_error(e: WriteError, group: Group, name: &str) -> ApiError {
     }
 }
 
-fn writer_gone() -> ApiError {
-    ApiError::unavailable("the server is shutting down")
+/// Reads a create or replace request: its query, and its body as an Event
+/// of `group` with the warnings `fieldValidation` asks for.
+async fn read_request(
+    app: &App,
+    group: Group,
+    req: Request,
+) -> Result<(Query, Decoded, Vec<String>), ApiError> {
+    let (parts, body) = req.into_parts();
+    let query = Query::parse(parts.uri.query())?;
+    body::require_json(&parts.headers, app)?;
+    let bytes = body::read(&parts.headers, body, app).await?;
+    let (decoded, warnings) = read_event(&bytes, group, &query, app)?;
+    Ok((query, decoded, warnings))
 }
 
 /// Reads a body as an Event of `group` and applies `fieldValidation`;
@@ -192,11 +203,7 @@ async fn create(
     namespace: String,
     req: Request,
 ) -> Result<Response, ApiError> {
-    let (parts, body) = req.into_parts();
-    let query = Query::parse(parts.uri.query())?;
-    body::require_json(&parts.headers, &app)?;
-    let bytes = body::read(&parts.headers, body, &app).await?;
-    let (decoded, warnings) = read_event(&bytes, group, &query, &app)?;
+    let (query, decoded, warnings) = read_request(&app, group, req).await?;
     let mut object = decoded.object;
     place(&mut object, &namespace)?;
     if !object.event.metadata.resource_version.is_empty() {
@@ -231,14 +238,12 @@ async fn create(
     let correlate = app.correlate.mode_for(group).filter(|_| raw);
     let name = object.name().to_string();
     let reply = app
-        .writer
-        .call(|reply| Command::Create {
+        .write(|reply| Command::Create {
             object,
             correlate,
             reply,
         })
-        .await
-        .ok_or_else(writer_gone)?;
+        .await?;
     Ok(answer(reply, group, &name, &warnings))
 }
 
@@ -265,49 +270,48 @@ async fn get_one(
     Ok(match format {
         Format::Json => object_response(StatusCode::OK, group, &object),
         Format::Table => {
-            let objects = [&object];
-            let table = Table {
-                objects: &objects,
-                group,
-                include: query.include_object,
-                now: now(),
-                meta: ListMeta {
-                    resource_version: object.event.metadata.resource_version.clone(),
-                    ..ListMeta::default()
-                },
-                columns: true,
+            let meta = ListMeta {
+                resource_version: object.event.metadata.resource_version.clone(),
+                ..ListMeta::default()
             };
-            super::json(
-                StatusCode::OK,
-                super::table::CONTENT_TYPE,
-                serde_json::to_vec(&table).expect("a Table serializes"),
-            )
+            table::response(&[&object], group, query.include_object, meta)
         }
     })
 }
 
-/// The object a PUT or PATCH leaves, checked against the URL and the
-/// stored `old` one.
-fn checked_update(
-    mut object: EventObject,
-    old: Option<&EventObject>,
-    causes: Vec<Cause>,
-    group: Group,
-    namespace: &str,
-    name: &str,
+/// What a PUT or PATCH ends in.
+enum Updated {
+    /// A dry run's answer: the object as it would be stored.
+    DryRun(Response),
+    /// The writer's answer.
+    Written(Answer),
+}
+
+/// The update path of PUT and PATCH: checks the object the request leaves
+/// against the URL's `key` and the stored `old` one (creating it when
+/// there is none), then has the writer store it if the stored version is
+/// still `expected`; a dry run stops before the writer.
+async fn update(
     app: &App,
-) -> Result<EventObject, ApiError> {
-    place(&mut object, namespace)?;
+    group: Group,
+    key: &Key,
+    decoded: Decoded,
+    old: Option<&EventObject>,
+    expected: Option<u64>,
+    dry_run: bool,
+) -> Result<Updated, ApiError> {
+    let (mut object, mut causes) = (decoded.object, decoded.causes);
+    place(&mut object, &key.namespace)?;
     if object.name().is_empty() {
-        object.event.metadata.name = name.into();
-    } else if object.name() != name {
+        object.event.metadata.name.clone_from(&key.name);
+    } else if object.name() != key.name {
         app.metrics.bad("name-mismatch");
         return Err(ApiError::bad_request(format!(
-            "the name of the object ({}) does not match the name on the URL ({name})",
-            object.name()
+            "the name of the object ({}) does not match the name on the URL ({})",
+            object.name(),
+            key.name
         )));
     }
-    let mut causes = causes;
     match old {
         Some(old) => {
             if group == Group::Events {
@@ -317,11 +321,26 @@ fn checked_update(
         }
         None => causes.extend(validate::create(&object, group)),
     }
-    if causes.is_empty() {
-        Ok(object)
-    } else {
-        Err(invalid(app, group, &object, &causes))
+    if !causes.is_empty() {
+        return Err(invalid(app, group, &object, &causes));
     }
+    if dry_run {
+        return Ok(Updated::DryRun(object_response(
+            StatusCode::OK,
+            group,
+            &object,
+        )));
+    }
+    let create = old.is_none();
+    let reply = app
+        .write(|reply| Command::Update {
+            object,
+            expected,
+            create,
+            reply,
+        })
+        .await?;
+    Ok(Updated::Written(reply))
 }
 
 async fn replace(
@@ -331,11 +350,7 @@ async fn replace(
     name: String,
     req: Request,
 ) -> Result<Response, ApiError> {
-    let (parts, body) = req.into_parts();
-    let query = Query::parse(parts.uri.query())?;
-    body::require_json(&parts.headers, &app)?;
-    let bytes = body::read(&parts.headers, body, &app).await?;
-    let (decoded, warnings) = read_event(&bytes, group, &query, &app)?;
+    let (query, decoded, warnings) = read_request(&app, group, req).await?;
     let expected = match decoded.object.event.metadata.resource_version.as_str() {
         "" => None,
         rv => Some(
@@ -343,31 +358,21 @@ async fn replace(
                 .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
         ),
     };
-    let old = current(&app, Key::new(&namespace, &name)).await?;
-    let object = checked_update(
-        decoded.object,
-        old.as_ref(),
-        decoded.causes,
-        group,
-        &namespace,
-        &name,
+    let key = Key::new(&namespace, &name);
+    let old = current(&app, key.clone()).await?;
+    let updated = update(
         &app,
-    )?;
-    if query.dry_run {
-        return Ok(object_response(StatusCode::OK, group, &object));
-    }
-    let create = old.is_none();
-    let reply = app
-        .writer
-        .call(|reply| Command::Update {
-            object,
-            expected,
-            create,
-            reply,
-        })
-        .await
-        .ok_or_else(writer_gone)?;
-    Ok(answer(reply, group, &name, &warnings))
+        group,
+        &key,
+        decoded,
+        old.as_ref(),
+        expected,
+        query.dry_run,
+    );
+    Ok(match updated.await? {
+        Updated::DryRun(response) => response,
+        Updated::Written(reply) => answer(reply, group, &name, &warnings),
+    })
 }
 
 /// Attempts of a patch that keeps meeting concurrent writes (the API
@@ -397,7 +402,7 @@ async fn patch(
     let bytes: Bytes = body::read(&parts.headers, body, &app).await?;
     for _ in 0..PATCH_ATTEMPTS {
         let key = Key::new(&namespace, &name);
-        let old = current(&app, key).await?;
+        let old = current(&app, key.clone()).await?;
         let (decoded, warnings) = match &old {
             None if kind == PatchKind::Apply => read_event(&bytes, group, &query, &app)?,
             None => return Err(ApiError::not_found(group, &name)),
@@ -413,30 +418,20 @@ async fn patch(
                 checked_fields(decoded, &query, &app)?
             }
         };
-        let object = checked_update(
-            decoded.object,
-            old.as_ref(),
-            decoded.causes,
-            group,
-            &namespace,
-            &name,
-            &app,
-        )?;
-        if query.dry_run {
-            return Ok(object_response(StatusCode::OK, group, &object));
-        }
         let expected = old.as_ref().map(EventObject::resource_version);
-        let create = old.is_none();
-        let reply = app
-            .writer
-            .call(|reply| Command::Update {
-                object,
-                expected,
-                create,
-                reply,
-            })
-            .await
-            .ok_or_else(writer_gone)?;
+        let updated = update(
+            &app,
+            group,
+            &key,
+            decoded,
+            old.as_ref(),
+            expected,
+            query.dry_run,
+        );
+        let reply = match updated.await? {
+            Updated::DryRun(response) => return Ok(response),
+            Updated::Written(reply) => reply,
+        };
         match reply.result {
             // Someone wrote in between: patch the newer object.
             Err(WriteError::Conflict(_) | WriteError::NotFound)
@@ -504,15 +499,13 @@ async fn delete(
     } else {
         let uid = preconditions.uid.filter(|u| !u.is_empty());
         let reply = app
-            .writer
-            .call(|reply| Command::Delete {
+            .write(|reply| Command::Delete {
                 keys: vec![key],
                 uid,
                 expected,
                 reply,
             })
-            .await
-            .ok_or_else(writer_gone)?;
+            .await?;
         let deleted = reply.result.map_err(|e| write_error(e, group, &name))?;
         EventObject::clone(
             deleted

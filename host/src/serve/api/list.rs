@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 use super::query::Query;
 use super::selectors::Selectors;
 use super::status::ApiError;
-use super::table::{ListMeta, Table};
+use super::table::{self, ListMeta};
 use super::{App, DECISION_HEADER, Format, body, json, negotiate};
 use crate::serve::object::encode::Item;
 use crate::serve::object::{EventObject, Group};
 use crate::serve::store::{Key, Page, Scope};
-use crate::serve::writer::{Command, now};
+use crate::serve::writer::Command;
 
 /// What a `continue` token carries: where the next page starts.
 #[derive(Serialize, Deserialize)]
@@ -59,6 +59,16 @@ fn scope(namespace: Option<String>) -> Scope {
         Some(ns) => Scope::Namespace(ns),
         None => Scope::All,
     }
+}
+
+/// The request's field and label selectors; bad ones are counted.
+fn selectors(query: &Query, group: Group, app: &App) -> Result<Selectors, ApiError> {
+    Selectors::parse(
+        query.field_selector.as_deref(),
+        query.label_selector.as_deref(),
+        group,
+    )
+    .inspect_err(|_| app.metrics.bad("selector"))
 }
 
 /// Reads one page of what `selectors` match.
@@ -105,12 +115,7 @@ async fn list_or_watch(
 ) -> Result<Response, ApiError> {
     let format = negotiate(req.headers())?;
     let query = Query::parse(req.uri().query())?;
-    let selectors = Selectors::parse(
-        query.field_selector.as_deref(),
-        query.label_selector.as_deref(),
-        group,
-    )
-    .inspect_err(|_| app.metrics.bad("selector"))?;
+    let selectors = selectors(&query, group, &app)?;
     if query.watch {
         return super::watch::start(app, group, scope(namespace), query, selectors, format).await;
     }
@@ -131,19 +136,7 @@ async fn list_or_watch(
     let body = match format {
         Format::Table => {
             let objects: Vec<&EventObject> = page.items.iter().collect();
-            let table = Table {
-                objects: &objects,
-                group,
-                include: query.include_object,
-                now: now(),
-                meta,
-                columns: true,
-            };
-            return Ok(json(
-                StatusCode::OK,
-                super::table::CONTENT_TYPE,
-                serde_json::to_vec(&table).expect("a Table serializes"),
-            ));
+            return Ok(table::response(&objects, group, query.include_object, meta));
         }
         Format::Json => list_json(group, &page.items, &meta),
     };
@@ -191,26 +184,20 @@ async fn delete_matching(
     let (parts, body) = req.into_parts();
     let query = Query::parse(parts.uri.query())?;
     body::read(&parts.headers, body, &app).await?;
-    let selectors = Selectors::parse(
-        query.field_selector.as_deref(),
-        query.label_selector.as_deref(),
-        group,
-    )?;
+    let selectors = selectors(&query, group, &app)?;
     let page = read_page(&app, Scope::Namespace(namespace), None, None, selectors).await?;
     let keys: Vec<Key> = page.items.iter().map(Key::of).collect();
     let deleted: Vec<EventObject> = if query.dry_run || keys.is_empty() {
         page.items
     } else {
         let reply = app
-            .writer
-            .call(|reply| Command::Delete {
+            .write(|reply| Command::Delete {
                 keys,
                 uid: None,
                 expected: None,
                 reply,
             })
-            .await
-            .ok_or_else(|| ApiError::unavailable("the server is shutting down"))?;
+            .await?;
         reply
             .result
             .map_err(|e| super::events::write_error(e, group, ""))?

@@ -21,10 +21,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, oneshot};
 
 use self::status::ApiError;
 use crate::serve::correlate::CorrelateMode;
@@ -34,7 +35,7 @@ use crate::serve::object::Group;
 use crate::serve::object::encode::View;
 use crate::serve::store::EventReader;
 use crate::serve::watch::Hub;
-use crate::serve::writer::{Decision, Writer};
+use crate::serve::writer::{Command, Decision, Writer};
 
 /// Limits on what one client can make the server do.
 #[derive(Clone, Debug)]
@@ -78,9 +79,25 @@ pub struct App {
     pub address: String,
 }
 
-/// Plain JSON answers carry these, as the API server's do.
-pub fn json(status: StatusCode, content_type: &'static str, body: Vec<u8>) -> Response {
-    let mut response = (status, body).into_response();
+impl App {
+    /// Has the writer carry out `command`; a writer that has stopped (the
+    /// server is shutting down) is a 503.
+    pub async fn write<T>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, ApiError> {
+        self.writer
+            .call(command)
+            .await
+            .ok_or_else(|| ApiError::unavailable("the server is shutting down"))
+    }
+}
+
+/// An answer with `content_type` and the API server's `Cache-Control`
+/// (JSON, a Table, a Status, a watch's stream).
+pub fn json(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response {
+    let mut response = Response::new(body.into());
+    *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(

@@ -263,16 +263,8 @@ impl IntoResponse for ApiError {
             &self.message,
             self.details.as_deref(),
         );
-        let mut response = (self.code, body).into_response();
+        let mut response = super::json(self.code, "application/json", body);
         let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(
-            header::CACHE_CONTROL,
-            HeaderValue::from_static("no-cache, private"),
-        );
         if let Some(seconds) = self.retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }

@@ -3,6 +3,8 @@
 //! ten event columns (kubectl hides those of priority 1 unless `-o wide`)
 //! and ages computed when the answer is made.
 
+use axum::http::StatusCode;
+use axum::response::Response;
 use hush_core::Timestamp;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -10,6 +12,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use super::query::IncludeObject;
 use crate::serve::object::encode::{PartialMetadata, View};
 use crate::serve::object::{EventObject, Group};
+use crate::serve::writer::now;
 
 /// The Content-Type of a Table answer.
 pub const CONTENT_TYPE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";
@@ -249,6 +252,28 @@ pub struct ListMeta {
     /// Objects after this page.
     #[serde(rename = "remainingItemCount", skip_serializing_if = "Option::is_none")]
     pub remaining: Option<u64>,
+}
+
+/// A GET's Table answer of `objects` (one event or a list), ages as of now.
+pub fn response(
+    objects: &[&EventObject],
+    group: Group,
+    include: IncludeObject,
+    meta: ListMeta,
+) -> Response {
+    let table = Table {
+        objects,
+        group,
+        include,
+        now: now(),
+        meta,
+        columns: true,
+    };
+    super::json(
+        StatusCode::OK,
+        CONTENT_TYPE,
+        serde_json::to_vec(&table).expect("a Table serializes"),
+    )
 }
 
 /// A Table of `objects`.

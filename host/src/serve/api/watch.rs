@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use bytes::Bytes;
 use futures_util::stream;
@@ -148,14 +148,7 @@ fn streaming(receiver: mpsc::Receiver<Bytes>, content_type: &'static str) -> Res
             .await
             .map(|line| (Ok::<_, Infallible>(line), receiver))
     });
-    let mut response = Response::new(Body::from_stream(body));
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, private"),
-    );
-    response
+    super::json(StatusCode::OK, content_type, Body::from_stream(body))
 }
 
 /// How long this watch may stay open.
