@@ -101,6 +101,17 @@ pub struct Correlators {
     pub warnings: Vec<String>,
 }
 
+/// The last sequence number `recovered` holds, in its journal or snapshots.
+fn last_seq(recovered: &Recovered) -> u64 {
+    recovered
+        .journal
+        .iter()
+        .map(|j| j.seq)
+        .chain(recovered.snapshots.iter().map(|s| s.seq))
+        .max()
+        .unwrap_or(0)
+}
+
 fn wall_clock() -> Timestamp {
     let since = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -121,19 +132,12 @@ impl Correlators {
         tx: SharedTx,
         recovered: &Recovered,
     ) -> Result<Correlators, String> {
-        let seq = recovered
-            .journal
-            .iter()
-            .map(|j| j.seq)
-            .chain(recovered.snapshots.iter().map(|s| s.seq))
-            .max()
-            .unwrap_or(0);
         let mut correlators = Correlators {
             plugin,
             guards,
             tx,
             slots: Vec::new(),
-            seq,
+            seq: last_seq(recovered),
             instants: UniqueInstants::default(),
             since_snapshot: 0,
             warnings: Vec::new(),
@@ -143,12 +147,7 @@ impl Correlators {
                 mode,
                 ..options.clone()
             };
-            let slot = correlators.recover_slot(
-                mode,
-                options,
-                &recovered.snapshots,
-                recovered.journal.iter(),
-            )?;
+            let slot = correlators.recover_slot(mode, options, recovered)?;
             correlators.slots.push(slot);
         }
         correlators.snapshot()?;
@@ -158,37 +157,25 @@ impl Correlators {
     /// Rebuilds every correlator from what the store holds (after a
     /// failed commit lost writes they had counted).
     pub fn reopen(&mut self, recovered: &Recovered) -> Result<(), String> {
-        self.seq = recovered
-            .journal
-            .iter()
-            .map(|j| j.seq)
-            .chain(recovered.snapshots.iter().map(|s| s.seq))
-            .max()
-            .unwrap_or(0);
+        self.seq = last_seq(recovered);
         for index in 0..self.slots.len() {
             let (mode, options) = (self.slots[index].mode, self.slots[index].options.clone());
-            self.slots[index] = self.recover_slot(
-                mode,
-                options,
-                &recovered.snapshots,
-                recovered.journal.iter(),
-            )?;
+            self.slots[index] = self.recover_slot(mode, options, recovered)?;
         }
         self.since_snapshot = recovered.journal.len() as u64;
         Ok(())
     }
 
-    /// A correlator for `mode` from its snapshot in `snapshots` and the
-    /// records of `journal` after it.
-    fn recover_slot<'j>(
+    /// A correlator for `mode` from its snapshot in `recovered` and the
+    /// journal's records after it.
+    fn recover_slot(
         &mut self,
         mode: Mode,
         options: Options,
-        snapshots: &[Snapshot],
-        journal: impl Iterator<Item = &'j JournalEntry>,
+        recovered: &Recovered,
     ) -> Result<Slot, String> {
         let id = engine_id(mode);
-        let snapshot = snapshots.iter().find(|s| s.engine == id);
+        let snapshot = recovered.snapshots.iter().find(|s| s.engine == id);
         let mut options = options;
         let usable = snapshot.filter(|s| match journal::decode_options(&s.options) {
             // The key hasher's seed is chosen at random on the first start
@@ -234,7 +221,11 @@ impl Correlators {
         };
         if let Some(snapshot) = usable {
             let mut replayed = 0;
-            for entry in journal.filter(|j| j.engine == id && j.seq > snapshot.seq) {
+            for entry in recovered
+                .journal
+                .iter()
+                .filter(|j| j.engine == id && j.seq > snapshot.seq)
+            {
                 let record = match entry.event.as_deref().map(journal::decode) {
                     None => Record {
                         event: None,
@@ -441,7 +432,7 @@ impl Correlators {
         };
         match durable
             .map_err(|e| e.to_string())
-            .and_then(|r| self.recover_slot(mode, options, &r.snapshots, r.journal.iter()))
+            .and_then(|r| self.recover_slot(mode, options, &r))
         {
             Ok(slot) => self.slots[index] = slot,
             Err(e) => {
