@@ -279,6 +279,17 @@ async fn get_one(
     })
 }
 
+/// The stored version a write requires: `rv` as a number, none when empty.
+fn precondition(rv: &str) -> Result<Option<u64>, ApiError> {
+    match rv {
+        "" => Ok(None),
+        rv => rv
+            .parse()
+            .map(Some)
+            .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}"))),
+    }
+}
+
 /// What a PUT or PATCH ends in.
 enum Updated {
     /// A dry run's answer: the object as it would be stored.
@@ -351,13 +362,7 @@ async fn replace(
     req: Request,
 ) -> Result<Response, ApiError> {
     let (query, decoded, warnings) = read_request(&app, group, req).await?;
-    let expected = match decoded.object.event.metadata.resource_version.as_str() {
-        "" => None,
-        rv => Some(
-            rv.parse()
-                .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
-        ),
-    };
+    let expected = precondition(&decoded.object.event.metadata.resource_version)?;
     let key = Key::new(&namespace, &name);
     let old = current(&app, key.clone()).await?;
     let updated = update(
@@ -485,13 +490,7 @@ async fn delete(
             .dry_run
             .is_some_and(|d| d.iter().any(|v| v == "All"));
     let preconditions = options.preconditions.unwrap_or_default();
-    let expected = match preconditions.resource_version.as_deref() {
-        None | Some("") => None,
-        Some(rv) => Some(
-            rv.parse()
-                .map_err(|_| ApiError::bad_request(format!("invalid resourceVersion {rv:?}")))?,
-        ),
-    };
+    let expected = precondition(preconditions.resource_version.as_deref().unwrap_or(""))?;
     let deleted = if dry_run {
         current(&app, key)
             .await?
