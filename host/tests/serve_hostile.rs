@@ -149,6 +149,23 @@ fn oversized_malformed_and_non_http_input_gets_clear_errors_and_counters() {
     let answer = read_all(&mut many);
     assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
 
+    // A selector on a field events do not have: refused and counted, by a
+    // list and by a deletecollection alike.
+    for method in ["GET", "DELETE"] {
+        let path = format!("{CORE}?fieldSelector=spec.nodeName%3Dx");
+        let r = server.request(method, &path, &[], b"");
+        assert_eq!(r.status, 400, "{method}: {}", r.text());
+        assert!(
+            r.text().contains("field label not supported"),
+            "{}",
+            r.text()
+        );
+    }
+    assert_eq!(
+        metric(&server, "hush_bad_requests_total{cause=\"selector\"}"),
+        2.0
+    );
+
     assert_eq!(
         server
             .post(CORE, &core_event("fine.1", "web-1", "BackOff", "m"))
