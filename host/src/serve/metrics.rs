@@ -9,7 +9,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 /// The Content-Type of `/metrics`.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -85,6 +85,13 @@ pub struct Metrics {
     pub inflight: Gauge,
 }
 
+/// Registers `metric` as `name` (prefixed `hush_`) with `help`, and returns
+/// it for its field.
+fn registered<M: Metric + Clone>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 impl Default for Metrics {
     fn default() -> Self {
         Metrics::new()
@@ -95,103 +102,108 @@ impl Metrics {
     /// Registers every metric.
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("hush");
-        let latency = Family::<VerbLabels, Histogram>::new_with_constructor(|| {
-            Histogram::new(exponential_buckets(0.0001, 2.5, 14))
-        });
-        let m = Metrics {
-            requests: Family::default(),
-            latency,
-            decisions: Family::default(),
-            drops: Family::default(),
-            bad_requests: Family::default(),
-            limited: Family::default(),
-            store_rows: Gauge::default(),
-            store_bytes: Gauge::default(),
-            commits: Counter::default(),
-            commit_failures: Counter::default(),
-            batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 13)),
-            commit_seconds: Histogram::new(exponential_buckets(0.0001, 2.5, 14)),
-            watchers: Gauge::default(),
-            ttl_deletions: Counter::default(),
-            traps: Counter::default(),
-            connections: Gauge::default(),
-            inflight: Gauge::default(),
-            registry: Registry::default(),
-        };
-        registry.register(
-            "http_requests",
-            "HTTP requests answered, by Kubernetes verb and status code",
-            m.requests.clone(),
-        );
-        registry.register(
-            "http_request_duration_seconds",
-            "Time to answer a request (a watch: to start streaming), by verb",
-            m.latency.clone(),
-        );
-        registry.register(
-            "decisions",
-            "Correlation decisions on written events, by action and rule",
-            m.decisions.clone(),
-        );
-        registry.register("drops", "Events not stored, by cause", m.drops.clone());
-        registry.register(
-            "bad_requests",
-            "Requests refused as bad input, by kind",
-            m.bad_requests.clone(),
-        );
-        registry.register(
-            "limited_requests",
-            "Requests refused by a limit, by limit",
-            m.limited.clone(),
-        );
-        registry.register("store_rows", "Events stored", m.store_rows.clone());
-        registry.register(
-            "store_bytes",
-            "Bytes the store takes on disk (database and write-ahead log)",
-            m.store_bytes.clone(),
-        );
-        registry.register(
-            "store_commits",
-            "Store transactions committed (each holds a batch of writes)",
-            m.commits.clone(),
-        );
-        registry.register(
-            "store_commit_failures",
-            "Store transactions that failed (their writes were answered 503)",
-            m.commit_failures.clone(),
-        );
-        registry.register(
-            "store_batch_size",
-            "Writer commands per store transaction",
-            m.batch_size.clone(),
-        );
-        registry.register(
-            "store_commit_duration_seconds",
-            "Time to make a transaction durable",
-            m.commit_seconds.clone(),
-        );
-        registry.register("watchers", "Open watches", m.watchers.clone());
-        registry.register(
-            "ttl_deletions",
-            "Events deleted because their TTL passed",
-            m.ttl_deletions.clone(),
-        );
-        registry.register(
-            "component_traps",
-            "Traps of the correlator component survived",
-            m.traps.clone(),
-        );
-        registry.register(
-            "inflight_requests",
-            "Requests being handled, watches aside (at most --max-inflight)",
-            m.inflight.clone(),
-        );
-        registry.register(
-            "connections",
-            "Open HTTP connections",
-            m.connections.clone(),
-        );
-        Metrics { registry, ..m }
+        Metrics {
+            requests: registered(
+                &mut registry,
+                "http_requests",
+                "HTTP requests answered, by Kubernetes verb and status code",
+                Family::default(),
+            ),
+            latency: registered(
+                &mut registry,
+                "http_request_duration_seconds",
+                "Time to answer a request (a watch: to start streaming), by verb",
+                Family::<VerbLabels, Histogram>::new_with_constructor(|| {
+                    Histogram::new(exponential_buckets(0.0001, 2.5, 14))
+                }),
+            ),
+            decisions: registered(
+                &mut registry,
+                "decisions",
+                "Correlation decisions on written events, by action and rule",
+                Family::default(),
+            ),
+            drops: registered(
+                &mut registry,
+                "drops",
+                "Events not stored, by cause",
+                Family::default(),
+            ),
+            bad_requests: registered(
+                &mut registry,
+                "bad_requests",
+                "Requests refused as bad input, by kind",
+                Family::default(),
+            ),
+            limited: registered(
+                &mut registry,
+                "limited_requests",
+                "Requests refused by a limit, by limit",
+                Family::default(),
+            ),
+            store_rows: registered(
+                &mut registry,
+                "store_rows",
+                "Events stored",
+                Gauge::default(),
+            ),
+            store_bytes: registered(
+                &mut registry,
+                "store_bytes",
+                "Bytes the store takes on disk (database and write-ahead log)",
+                Gauge::default(),
+            ),
+            commits: registered(
+                &mut registry,
+                "store_commits",
+                "Store transactions committed (each holds a batch of writes)",
+                Counter::default(),
+            ),
+            commit_failures: registered(
+                &mut registry,
+                "store_commit_failures",
+                "Store transactions that failed (their writes were answered 503)",
+                Counter::default(),
+            ),
+            batch_size: registered(
+                &mut registry,
+                "store_batch_size",
+                "Writer commands per store transaction",
+                Histogram::new(exponential_buckets(1.0, 2.0, 13)),
+            ),
+            commit_seconds: registered(
+                &mut registry,
+                "store_commit_duration_seconds",
+                "Time to make a transaction durable",
+                Histogram::new(exponential_buckets(0.0001, 2.5, 14)),
+            ),
+            watchers: registered(&mut registry, "watchers", "Open watches", Gauge::default()),
+            ttl_deletions: registered(
+                &mut registry,
+                "ttl_deletions",
+                "Events deleted because their TTL passed",
+                Counter::default(),
+            ),
+            traps: registered(
+                &mut registry,
+                "component_traps",
+                "Traps of the correlator component survived",
+                Counter::default(),
+            ),
+            inflight: registered(
+                &mut registry,
+                "inflight_requests",
+                "Requests being handled, watches aside (at most --max-inflight)",
+                Gauge::default(),
+            ),
+            connections: registered(
+                &mut registry,
+                "connections",
+                "Open HTTP connections",
+                Gauge::default(),
+            ),
+            registry,
+        }
     }
 
     /// Counts one bad request of `kind`.
