@@ -285,6 +285,12 @@ pub fn run(config: Config) -> Result<(), String> {
         let running = start(config.clone(), Some(assets::router())).await?;
         tracing::info!(address = %running.address, correlate = ?config.correlate, "serving");
         eprintln!("hushd serve: listening on http://{}", running.address);
+        if assets::embedded() {
+            eprintln!(
+                "hushd serve: the dashboard is at http://{}/",
+                running.address
+            );
+        }
         if config.demo.is_some() {
             eprintln!(
                 "hushd serve: a built-in storm is feeding it ({}x faster than recorded); try\n\n    \
