@@ -3,8 +3,11 @@
 //! Reading recorded events: JSON Lines of Events (either shape, optional
 //! `"at"`), or one document: a list (`kubectl get events -o json`, a
 //! `kubectl cluster-info dump` events.json, a must-gather `events.yaml`
-//! converted to JSON) or a single Event. A line of JSON Lines may itself be
-//! a whole list (YAML converted by a one-liner is one line). Each bad record
+//! converted to JSON) or a single Event, or several documents one after
+//! the other (`kubectl cluster-info dump`'s stdout: the events of its
+//! EventLists; its other lists and its logs are passed over). A line of
+//! JSON Lines may itself be a whole list (YAML converted by a one-liner is
+//! one line). Each bad record
 //! is an [`InputError`] naming where it is; reading goes on past it. Each
 //! record also knows its bytes in the input ([`Raw::span`]), so a viewer can
 //! show the raw object.
@@ -16,6 +19,7 @@
 //! every host reads by the same rules and says the same things about bad
 //! records.
 
+mod documents;
 mod list;
 mod raw;
 mod reader;
@@ -42,7 +46,8 @@ pub enum Position {
     Line(usize),
     /// An item of a list (0-based, as `items[N]`).
     Item(usize),
-    /// An item of a list that is one line of JSON Lines.
+    /// An item of a list that is one line of JSON Lines, or one of
+    /// several documents, starting at that line.
     LineItem(usize, usize),
 }
 

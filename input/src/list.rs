@@ -3,6 +3,7 @@
 //! Items are found in the list's text, not parsed: each becomes a record
 //! with its own bytes, parsed when asked to.
 
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -21,6 +22,10 @@ struct List<'a> {
     api_version: Option<String>,
     #[serde(borrow, default, alias = "Items")]
     items: Option<Vec<&'a RawValue>>,
+    /// Where an old dump's list (internal objects, no kind) came from:
+    /// `/api/v1/namespaces/default/events`, `/api/v1/nodes`.
+    #[serde(rename = "selfLink")]
+    self_link: Option<String>,
 }
 
 /// What [`read`] found in a list's text: the defaults it gives its items,
@@ -28,6 +33,18 @@ struct List<'a> {
 pub(crate) struct Found {
     defaults: ListDefaults,
     items: Vec<Range<usize>>,
+    /// The list says its items are of a kind other than Event
+    /// (`PodList`, `NodeList`, …; or, without a kind, a `selfLink` to
+    /// another resource than events).
+    other_kind: bool,
+}
+
+impl Found {
+    /// Whether the list says its items are not Events: a dump's lists of
+    /// other kinds are passed over.
+    pub(crate) fn holds_other_kind(&self) -> bool {
+        self.other_kind
+    }
 }
 
 /// Reads `text` as a list: `Ok(None)` when it is JSON but not a list (an
@@ -39,6 +56,7 @@ pub(crate) fn read(text: &str) -> Result<Option<Found>, serde_json::Error> {
         kind,
         api_version,
         items,
+        self_link,
     } = serde_json::from_str(text)?;
     let Some(items) = items else {
         return Ok(None);
@@ -51,9 +69,17 @@ pub(crate) fn read(text: &str) -> Result<Option<Found>, serde_json::Error> {
             start..start + item.get().len()
         })
         .collect();
+    let other_kind = match (kind.as_deref(), self_link.as_deref()) {
+        (Some(kind), _) => kind
+            .strip_suffix("List")
+            .is_some_and(|item| !item.is_empty() && item != "Event"),
+        (None, Some(link)) => !link.trim_end_matches('/').ends_with("/events"),
+        (None, None) => false,
+    };
     Ok(Some(Found {
         defaults: ListDefaults::of(kind.as_deref(), api_version.as_deref()),
         items,
+        other_kind,
     }))
 }
 
@@ -76,6 +102,8 @@ enum Inner {
         defaults: Arc<ListDefaults>,
         items: std::iter::Enumerate<std::vec::IntoIter<Range<usize>>>,
     },
+    /// The records of several documents, one after the other.
+    Many(VecDeque<Items>),
 }
 
 impl Items {
@@ -95,6 +123,35 @@ impl Items {
             items: found.items.into_iter().enumerate(),
         })
     }
+
+    /// The items `found` in the list that starts at byte `offset` of
+    /// `source` and at line `line` of the input, where `source` starts at
+    /// byte `start` of the input (one of several documents).
+    pub(crate) fn list_within(
+        source: Arc<String>,
+        offset: usize,
+        start: usize,
+        line: usize,
+        found: Found,
+    ) -> Items {
+        let items: Vec<_> = found
+            .items
+            .into_iter()
+            .map(|range| offset + range.start..offset + range.end)
+            .collect();
+        Items(Inner::List {
+            source,
+            start,
+            line: Some(line),
+            defaults: Arc::new(found.defaults),
+            items: items.into_iter().enumerate(),
+        })
+    }
+
+    /// The records of `parts`, in order.
+    pub(crate) fn many(parts: Vec<Items>) -> Items {
+        Items(Inner::Many(parts.into()))
+    }
 }
 
 impl Iterator for Items {
@@ -106,6 +163,12 @@ impl Iterator for Items {
             Inner::One(_) => match std::mem::take(&mut self.0) {
                 Inner::One(raw) => Some(raw),
                 _ => unreachable!("matched One above"),
+            },
+            Inner::Many(parts) => loop {
+                if let Some(raw) = parts.front_mut()?.next() {
+                    return Some(raw);
+                }
+                parts.pop_front();
             },
             Inner::List {
                 source,

@@ -1,11 +1,13 @@
 //! The reader: lines in, records out. The first non-blank line decides
 //! between JSON Lines (each line a record, or a list's items) and one
-//! multi-line document, read whole at the end.
+//! multi-line document, read whole at the end (or several, as a dump's
+//! stdout has them: [`crate::documents`]).
 
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::io::{self, BufRead};
 
+use crate::documents;
 use crate::list::{self, Items};
 use crate::raw::{Body, Raw};
 use crate::{Position, describe};
@@ -215,6 +217,10 @@ fn json_line(number: usize, start: usize, line: String) -> Items {
 fn read_document(Document { line, start, text }: Document) -> Items {
     match list::read(&text) {
         Ok(Some(found)) => Items::list(text, start, None, found),
+        // JSON followed by more: several documents (a dump's stdout).
+        Err(e) if e.is_syntax() && e.to_string().starts_with("trailing characters") => {
+            documents::read(text, line, start)
+        }
         Err(e) if e.is_syntax() || e.is_eof() => {
             let position = Position::Line(line + e.line().saturating_sub(1));
             Items::one(Raw {

@@ -240,3 +240,73 @@ fn oversized_records_are_refused() {
     assert!(got[0].contains("MiB limit"), "{}", got[0]);
     assert_eq!(got[1], "line 1 items[1]: ok");
 }
+
+/// `kubectl cluster-info dump`'s stdout, shortened: lists pretty-printed
+/// from column 0 one after the other, and the containers' logs between.
+fn dump(events_a: &str, events_b: &str) -> String {
+    format!(
+        "{{\n\"kind\": \"NodeList\",\n\"apiVersion\": \"v1\",\n\"items\": [\n{{\n\"metadata\": {{\"name\": \"minikube\"}}\n}}\n]\n}}\n\
+         {{\n\"kind\": \"EventList\",\n\"apiVersion\": \"v1\",\n\"items\": [\n{events_a}\n]\n}}\n\
+         {{\n\"kind\": \"PodList\",\n\"apiVersion\": \"v1\",\n\"items\": [\n{{\"metadata\": {{\"name\": \"coredns\"}}}}\n]\n}}\n\
+         ==== START logs for container coredns of pod kube-system/coredns ====\n\
+         [INFO] plugin/reload: Running configuration SHA512 = 591cf3\n\
+         {{\"level\":\"info\",\"msg\":\"a JSON log line, the last without its newline\"}}\
+         ==== END logs for container coredns of pod kube-system/coredns ====\n\
+         ==== START logs for container proxy of pod kube-system/proxy ====\n\
+         Request log error: the server could not find the requested resource\n\
+         ==== END logs for container proxy of pod kube-system/proxy ====\n\
+         {{\n\"kind\": \"EventList\",\n\"apiVersion\": \"v1\",\n\"items\": [\n{events_b}\n]\n}}\n"
+    )
+}
+
+#[test]
+fn a_dumps_stdout_gives_the_events_of_its_event_lists_only() {
+    let other = EVENT.replace("\"p\"", "\"q\"");
+    let text = dump(&format!("{EVENT},\n{other}"), EVENT);
+    // The first EventList opens at line 10, the second at line 31.
+    assert_eq!(
+        messages(&text),
+        [
+            "line 10 items[0]: ok",
+            "line 10 items[1]: ok",
+            "line 31 items[0]: ok"
+        ]
+    );
+    assert_eq!(spans(&text), [EVENT, other.as_str(), EVENT]);
+    let names: Vec<String> = read(&text)
+        .into_iter()
+        .map(|r| r.unwrap().1.event.involved_object.name)
+        .collect();
+    assert_eq!(names, ["p", "q", "p"]);
+}
+
+#[test]
+fn a_dump_with_bad_parts_reports_them_and_reads_on() {
+    // A broken item in the first list, stray text after it.
+    let text = format!(
+        "{}oops, a line that is no document\nand its next\n{{\n\"items\": [{EVENT}]\n}}\n\
+         {{\"selfLink\": \"/api/v1/nodes\", \"Items\": [{{\"name\": \"k8s-master1\"}}]}}\n\
+         {{\"selfLink\": \"/api/v1/namespaces/default/events\", \"Items\": [{EVENT}]}}\n",
+        dump("{\"involvedObject\": }", EVENT)
+    );
+    let got = messages(&text);
+    assert_eq!(got.len(), 5, "{got:?}");
+    assert!(
+        got[0].starts_with("line 14: not valid JSON: expected value"),
+        "{got:?}"
+    );
+    assert_eq!(got[1], "line 30 items[0]: ok");
+    assert_eq!(
+        got[2],
+        "line 37: not JSON (between the documents of a dump): \"oops, a line that is no document\""
+    );
+    // An old dump's list (internal objects: no kind) is events, unless its
+    // selfLink names another resource.
+    assert_eq!(got[3], "line 39 items[0]: ok");
+    assert_eq!(got[4], "line 43 items[0]: ok");
+    let raws: Vec<_> = read_text(&text).collect();
+    assert_eq!(
+        &text[raws[2].span()],
+        "oops, a line that is no document\nand its next"
+    );
+}
