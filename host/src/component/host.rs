@@ -72,7 +72,7 @@ impl<S: Sink> clock::Host for HostState<S> {
 }
 
 fn answer(result: Result<Stored, SinkError>) -> Result<types::Stored, types::SinkError> {
-    result.map(|s| wit_stored(&s)).map_err(wit_sink_error)
+    result.map(wit_stored).map_err(wit_sink_error)
 }
 
 impl<S: Sink> sink::Host for HostState<S> {

@@ -115,7 +115,7 @@ macro_rules! guest_conversions {
 
             fn wit_status(s: WriteStatus) -> api::WriteStatus {
                 match s {
-                    WriteStatus::Written(stored) => api::WriteStatus::Written(wit_stored(&stored)),
+                    WriteStatus::Written(stored) => api::WriteStatus::Written(wit_stored(stored)),
                     WriteStatus::Held { retry_at } => api::WriteStatus::Held(retry_at.nanos()),
                     WriteStatus::Dropped(c) => api::WriteStatus::Dropped(wit_drop_cause(c)),
                 }

@@ -157,11 +157,11 @@ macro_rules! __sink_out {
     () => {
         use $crate::hush_core::SinkError;
 
-        /// What the sink stored, as WIT.
-        pub(crate) fn wit_stored(s: &Stored) -> types::Stored {
+        /// What the sink stored, as WIT (its strings moved, not copied).
+        pub(crate) fn wit_stored(s: Stored) -> types::Stored {
             types::Stored {
-                name: s.name.clone(),
-                resource_version: s.resource_version.clone(),
+                name: s.name,
+                resource_version: s.resource_version,
                 count: s.count,
             }
         }
