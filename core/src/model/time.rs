@@ -67,14 +67,14 @@ impl Timestamp {
     /// Formats as `metav1.Time` does: `2024-05-01T10:00:05Z`.
     pub fn to_rfc3339_seconds(self) -> String {
         let mut s = String::with_capacity(20);
-        let _ = fmt::write(&mut s, format_args!("{}", Rfc3339::seconds(self)));
+        Rfc3339::seconds(self).push_to(&mut s);
         s
     }
 
     /// Formats as `metav1.MicroTime` does: `2024-05-01T10:00:05.123456Z`.
     pub fn to_rfc3339_micros(self) -> String {
         let mut s = String::with_capacity(27);
-        let _ = fmt::write(&mut s, format_args!("{}", Rfc3339::micros(self)));
+        Rfc3339::micros(self).push_to(&mut s);
         s
     }
 
@@ -82,7 +82,7 @@ impl Timestamp {
     /// (Go's `time.RFC3339Nano`).
     pub fn to_rfc3339_nanos(self) -> String {
         let mut s = String::with_capacity(30);
-        let _ = fmt::write(&mut s, format_args!("{}", Rfc3339::nanos(self)));
+        Rfc3339::nanos(self).push_to(&mut s);
         s
     }
 
@@ -182,35 +182,67 @@ impl Rfc3339 {
     }
 }
 
-impl fmt::Display for Rfc3339 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Rfc3339 {
+    /// Appends the text to `out`.
+    pub fn push_to(self, out: &mut String) {
+        out.push_str(self.render(&mut [0; 30]));
+    }
+
+    /// The text, written digit by digit into `buf` (no `fmt`: the component
+    /// formats a timestamp for every patch it sends).
+    fn render(self, buf: &mut [u8; 30]) -> &str {
         let secs = self.at.0.div_euclid(NANOS_PER_SECOND);
-        let frac = self.at.0.rem_euclid(NANOS_PER_SECOND);
+        let frac = self.at.0.rem_euclid(NANOS_PER_SECOND) as u64;
         let days = secs.div_euclid(86_400);
-        let rem = secs.rem_euclid(86_400);
+        let rem = secs.rem_euclid(86_400) as u64;
         let (y, m, d) = civil_from_days(days);
-        write!(
-            f,
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}",
-            rem / 3600,
-            rem / 60 % 60,
-            rem % 60
-        )?;
-        match self.precision {
-            Precision::Seconds => {}
-            Precision::Micros => write!(f, ".{:06}", frac / 1_000)?,
+        // An i64 of nanoseconds spans the years 1677 to 2262: four digits.
+        put_digits(&mut buf[0..4], y as u64);
+        put_digits(&mut buf[5..7], u64::from(m));
+        put_digits(&mut buf[8..10], u64::from(d));
+        put_digits(&mut buf[11..13], rem / 3600);
+        put_digits(&mut buf[14..16], rem / 60 % 60);
+        put_digits(&mut buf[17..19], rem % 60);
+        buf[4] = b'-';
+        buf[7] = b'-';
+        buf[10] = b'T';
+        buf[13] = b':';
+        buf[16] = b':';
+        let mut end = 19;
+        let fraction = match self.precision {
+            Precision::Seconds => None,
+            Precision::Micros => Some((frac / 1_000, 6)),
             Precision::Nanos if frac != 0 => {
-                let mut digits = 9;
-                let mut v = frac;
+                let (mut v, mut digits) = (frac, 9);
                 while v % 10 == 0 {
                     v /= 10;
                     digits -= 1;
                 }
-                write!(f, ".{v:0digits$}")?;
+                Some((v, digits))
             }
-            Precision::Nanos => {}
+            Precision::Nanos => None,
+        };
+        if let Some((v, digits)) = fraction {
+            buf[19] = b'.';
+            put_digits(&mut buf[20..20 + digits], v);
+            end = 20 + digits;
         }
-        f.write_str("Z")
+        buf[end] = b'Z';
+        core::str::from_utf8(&buf[..=end]).unwrap_or_default()
+    }
+}
+
+/// Writes the last `out.len()` decimal digits of `v` into `out`, zero-padded.
+fn put_digits(out: &mut [u8], mut v: u64) {
+    for d in out.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+impl fmt::Display for Rfc3339 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.render(&mut [0; 30]))
     }
 }
 
@@ -335,6 +367,14 @@ mod tests {
         assert_eq!(
             Timestamp::from_nanos(1_500_000_000).to_rfc3339_nanos(),
             "1970-01-01T00:00:01.5Z"
+        );
+        assert_eq!(
+            Timestamp::from_nanos(i64::MIN).to_rfc3339_nanos(),
+            "1677-09-21T00:12:43.145224192Z"
+        );
+        assert_eq!(
+            Timestamp::from_nanos(i64::MAX).to_rfc3339_micros(),
+            "2262-04-11T23:47:16.854775Z"
         );
     }
 

@@ -6,7 +6,6 @@
 //! message}`. A series patch is `{"series":{"count":N,"lastObservedTime":…}}`.
 
 use alloc::string::String;
-use core::fmt::Write;
 
 use crate::model::event::{Event, EventSeries};
 use crate::model::time::{Rfc3339, Timestamp};
@@ -70,12 +69,15 @@ impl LegacyPatch {
     /// ```
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(64 + self.message.len());
-        let _ = write!(out, "{{\"count\":{}", self.count);
+        out.push_str("{\"count\":");
+        push_decimal(&mut out, self.count);
         if self.has_last_timestamp() {
             match self.last_timestamp {
                 None => out.push_str(",\"lastTimestamp\":null"),
                 Some(t) => {
-                    let _ = write!(out, ",\"lastTimestamp\":\"{}\"", Rfc3339::seconds(t));
+                    out.push_str(",\"lastTimestamp\":\"");
+                    Rfc3339::seconds(t).push_to(&mut out);
+                    out.push('"');
                 }
             }
         }
@@ -105,12 +107,11 @@ impl Patch {
             Patch::Legacy(p) => p.to_json(),
             Patch::Series(s) => {
                 let mut out = String::with_capacity(80);
-                let _ = write!(
-                    out,
-                    "{{\"series\":{{\"count\":{},\"lastObservedTime\":\"{}\"}}}}",
-                    s.count,
-                    Rfc3339::micros(s.last_observed_time)
-                );
+                out.push_str("{\"series\":{\"count\":");
+                push_decimal(&mut out, s.count);
+                out.push_str(",\"lastObservedTime\":\"");
+                Rfc3339::micros(s.last_observed_time).push_to(&mut out);
+                out.push_str("\"}}");
                 out
             }
         }
@@ -121,26 +122,77 @@ impl Patch {
 /// characters and U+2028/U+2029 escaped, `\b` and `\f` short forms (Go ≥ 1.22),
 /// other control characters as `\u00XX`.
 pub fn write_go_json_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    let bytes = s.as_bytes();
+    // Runs that need no escape are copied whole; every byte that starts an
+    // escape is ASCII or the first byte of U+2028/U+2029, so each cut is on
+    // a character boundary.
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let escape: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            b'<' | b'>' | b'&' | 0x00..=0x1f => None,
+            // U+2028 and U+2029: E2 80 A8 and E2 80 A9.
+            0xe2 if matches!(bytes.get(i + 1..i + 3), Some([0x80, 0xa8 | 0xa9])) => {
+                out.push_str(&s[run..i]);
+                out.push_str(if bytes[i + 2] == 0xa8 {
+                    "\\u2028"
+                } else {
+                    "\\u2029"
+                });
+                i += 3;
+                run = i;
+                continue;
             }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+            _ => {
+                i += 1;
+                continue;
             }
-            c => out.push(c),
+        };
+        out.push_str(&s[run..i]);
+        match escape {
+            Some(e) => out.push_str(e),
+            None => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
+        }
+        i += 1;
+        run = i;
+    }
+    out.push_str(&s[run..]);
+    out.push('"');
+}
+
+/// Writes `n` in decimal, without `fmt`.
+fn push_decimal(out: &mut String, n: i32) {
+    let mut digits = [0u8; 11];
+    let mut at = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
         }
     }
-    out.push('"');
+    if n < 0 {
+        out.push('-');
+    }
+    for &d in &digits[at..] {
+        out.push(char::from(d));
+    }
 }
 
 #[cfg(test)]
@@ -174,5 +226,32 @@ mod tests {
         let mut out = String::new();
         write_go_json_string(&mut out, "a\"b\\c\n\u{1}\u{8}\u{c}\u{2028}é<>&");
         assert_eq!(out, r#""a\"b\\c\n\u0001\b\f\u2028é\u003c\u003e\u0026""#);
+    }
+
+    #[test]
+    fn go_string_escaping_copies_the_runs_between_escapes() {
+        for (s, json) in [
+            ("", r#""""#),
+            ("plain text", r#""plain text""#),
+            ("<start", r#""\u003cstart""#),
+            ("end\u{2029}", r#""end\u2029""#),
+            (
+                "a\u{1f}\u{7f}€\u{2027}\u{202a}b",
+                "\"a\\u001f\u{7f}€\u{2027}\u{202a}b\"",
+            ),
+        ] {
+            let mut out = String::new();
+            write_go_json_string(&mut out, s);
+            assert_eq!(out, json, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn decimals_without_fmt() {
+        for n in [0, 7, -3, 10, i32::MAX, i32::MIN] {
+            let mut out = String::new();
+            push_decimal(&mut out, n);
+            assert_eq!(out, alloc::format!("{n}"));
+        }
     }
 }
