@@ -7,7 +7,7 @@
 use alloc::string::String;
 use core::num::NonZeroUsize;
 
-use crate::key::cache::{KeyHasher, Lookup};
+use crate::key::cache::{KeyHasher, Lookup, bytes_eq};
 use crate::lru::Lru;
 use crate::model::time::Timestamp;
 
@@ -88,8 +88,14 @@ impl LogEntry {
 }
 
 /// Sets `s` to `value`, reusing its buffer; a no-op when they are equal.
+///
+/// Compared inline, not with `!=`, which calls the C library's `memcmp`:
+/// on never-seen events (an empty resource version on both sides) perf put
+/// 43 % of the correlator's time on one instruction of glibc's AVX-512
+/// `memcmp`, a masked load from the empty strings' dangling pointer (0x1,
+/// an unmapped page). Inline, those events correlate in half the time.
 pub(crate) fn assign(s: &mut String, value: &str) {
-    if s != value {
+    if !bytes_eq(s.as_bytes(), value.as_bytes()) {
         s.clear();
         s.push_str(value);
     }
