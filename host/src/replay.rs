@@ -63,7 +63,7 @@ pub fn replay<E: StoreEngine>(
     errors: &mut dyn Write,
 ) -> io::Result<(Summary, E)> {
     let mut driver = Driver::new(Replay::new(engine, mode), output);
-    for raw in records(input)? {
+    for raw in records(input) {
         driver.record(raw?.parse(), out, errors)?;
     }
     driver.finish(out, errors)

@@ -292,7 +292,7 @@ pub fn replay_resumable<E: Resumable>(
     let skip = usize::try_from(consumed).unwrap_or(usize::MAX);
     std::thread::spawn(move || {
         let read = || -> io::Result<()> {
-            for raw in records(BufReader::new(input))?.skip(skip) {
+            for raw in records(BufReader::new(input)).skip(skip) {
                 let record = Box::new(raw?.parse());
                 if sender.send(Message::Record(record)).is_err() {
                     break;

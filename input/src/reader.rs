@@ -17,10 +17,8 @@ use crate::{Position, describe};
 /// document (a list with `items`, or a single Event), read whole. Records
 /// are parsed only when asked to ([`Raw::parse`]), so skipping records
 /// already replayed costs no parsing.
-pub fn records<'a>(
-    mut reader: impl BufRead + 'a,
-) -> io::Result<Box<dyn Iterator<Item = io::Result<Raw>> + 'a>> {
-    Ok(Box::new(read_lines(move |whole| {
+pub fn records<'a>(mut reader: impl BufRead + 'a) -> impl Iterator<Item = io::Result<Raw>> + 'a {
+    read_lines(move |whole| {
         let mut line = String::new();
         let read = if whole {
             reader.read_to_string(&mut line)
@@ -32,7 +30,7 @@ pub fn records<'a>(
             Ok(_) => Some(Ok(Cow::Owned(line))),
             Err(e) => Some(Err(e)),
         }
-    })))
+    })
 }
 
 /// The records of a text held in memory, as [`records`] reads them, each

@@ -4,7 +4,6 @@ use super::*;
 
 fn read(text: &str) -> Vec<Record> {
     records(text.as_bytes())
-        .unwrap()
         .map(|raw| raw.unwrap().parse())
         .collect()
 }
@@ -19,7 +18,6 @@ fn messages(text: &str) -> Vec<String> {
         })
         .collect();
     let streamed: Vec<String> = records(text.as_bytes())
-        .unwrap()
         .map(|raw| match raw.unwrap().observe() {
             Ok((position, _, _)) => format!("{position}: ok"),
             Err(e) => e.to_string(),

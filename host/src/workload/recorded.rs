@@ -48,7 +48,7 @@ impl Recorded {
         };
         let mut issued = UniqueInstants::default();
         let unreadable = |e: std::io::Error| format!("cannot read {name}: {e}");
-        for raw in records(input).map_err(unreadable)? {
+        for raw in records(input) {
             let (position, mut observation) = match raw.map_err(unreadable)?.parse() {
                 Ok(record) => record,
                 Err(e) => {
