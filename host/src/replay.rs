@@ -9,7 +9,7 @@ use hush_core::model::stats::Stats;
 use hush_core::write::store::MemoryStore;
 
 use crate::component::Trap;
-use crate::input::{Record, records};
+use crate::input::{Observed, records};
 use crate::table;
 
 /// An engine whose sink is an in-memory store the replay can show.
@@ -64,7 +64,7 @@ pub fn replay<E: StoreEngine>(
 ) -> io::Result<(Summary, E)> {
     let mut driver = Driver::new(Replay::new(engine, mode), output);
     for raw in records(input) {
-        driver.record(raw?.parse(), out, errors)?;
+        driver.record(raw?.observe(), out, errors)?;
     }
     driver.finish(out, errors)
 }
@@ -90,26 +90,22 @@ impl<E: StoreEngine> Driver<E> {
         }
     }
 
-    /// Replays one input record (the timers due before it, then its
-    /// decision), or writes why it is bad to `errors`.
+    /// Replays one input record, read and timed ([`Raw::observe`]): the
+    /// timers due before it, then its decision; or writes why it is bad to
+    /// `errors`.
+    ///
+    /// [`Raw::observe`]: crate::input::Raw::observe
     pub fn record(
         &mut self,
-        record: Record,
+        record: Observed,
         out: &mut dyn Write,
         errors: &mut dyn Write,
     ) -> io::Result<()> {
-        let (position, observation) = match record {
+        let (_, observation, now) = match record {
             Ok(ok) => ok,
             Err(e) => {
                 self.summary.bad_input += 1;
                 return writeln!(errors, "hushd: skipped {e}");
-            }
-        };
-        let now = match hush_input::instant(&observation) {
-            Ok(now) => now,
-            Err(why) => {
-                self.summary.bad_input += 1;
-                return writeln!(errors, "hushd: skipped {position}: {why}");
             }
         };
         self.summary.events_in += 1;

@@ -35,7 +35,7 @@ use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
 use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
-use crate::input::{Record, records};
+use crate::input::{Observed, records};
 use crate::replay::{Driver, Output, StoreEngine, Summary};
 
 /// The state file's name in the state directory.
@@ -220,7 +220,7 @@ pub enum Ending {
 
 #[derive(Debug)]
 enum Message {
-    Record(Box<Record>),
+    Record(Box<Observed>),
     End(io::Result<()>),
     Stop,
 }
@@ -293,7 +293,7 @@ pub fn replay_resumable<E: Resumable>(
     std::thread::spawn(move || {
         let read = || -> io::Result<()> {
             for raw in records(BufReader::new(input)).skip(skip) {
-                let record = Box::new(raw?.parse());
+                let record = Box::new(raw?.observe());
                 if sender.send(Message::Record(record)).is_err() {
                     break;
                 }

@@ -79,6 +79,10 @@ impl fmt::Display for InputError {
 /// One record read: an observation or why it is not one.
 pub type Record = Result<(Position, Observation), InputError>;
 
+/// One record read and timed ([`Raw::observe`]): an observation with the
+/// instant it is observed at, or why it is not one.
+pub type Observed = Result<(Position, Observation, Timestamp), InputError>;
+
 /// Parses one JSON text as an Event, classifying the failure.
 pub fn parse_record(position: Position, text: &str) -> Record {
     parse_item(position, text, &ListDefaults::default())

@@ -4,10 +4,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use hush_core::Timestamp;
-use hush_core::format::kube_json::{ListDefaults, Observation};
+use hush_core::format::kube_json::ListDefaults;
 
-use crate::{InputError, Position, Record, instant, parse_item, parse_record};
+use crate::{InputError, Observed, Position, Record, instant, parse_item, parse_record};
 
 /// One record as read from the input, not yet parsed.
 #[derive(Debug)]
@@ -53,7 +52,7 @@ impl Raw {
 
     /// Parses the record as an Event and finds the instant it is observed
     /// at ([`instant`]); an Event without one is an error here.
-    pub fn observe(self) -> Result<(Position, Observation, Timestamp), InputError> {
+    pub fn observe(self) -> Observed {
         let (position, observation) = self.parse()?;
         match instant(&observation) {
             Ok(at) => Ok((position, observation, at)),

@@ -49,16 +49,12 @@ impl Recorded {
         let mut issued = UniqueInstants::default();
         let unreadable = |e: std::io::Error| format!("cannot read {name}: {e}");
         for raw in records(input) {
-            let (position, mut observation) = match raw.map_err(unreadable)?.parse() {
-                Ok(record) => record,
+            let (_, mut observation, at) = match raw.map_err(unreadable)?.observe() {
+                Ok(observed) => observed,
                 Err(e) => {
                     recorded.skipped(errors, format_args!("{e}"));
                     continue;
                 }
-            };
-            let Some(at) = observation.instant() else {
-                recorded.skipped(errors, format_args!("{position}: no timestamp"));
-                continue;
             };
             let now = issued.issue(at);
             match mode {
@@ -221,6 +217,9 @@ mod tests {
         assert_eq!(recorded.unwrap_err(), "t holds no events");
         let (recorded, errors) = load(r#"{"involvedObject":{"name":"a"},"type":"Normal"}"#);
         assert!(recorded.is_err());
-        assert!(errors.contains("line 1: no timestamp"), "{errors}");
+        assert!(
+            errors.contains("line 1: no timestamp: give \"at\""),
+            "{errors}"
+        );
     }
 }
