@@ -10,8 +10,8 @@
 //!   nothing (what hushd runs; minus `correlate`, the write path's cost);
 //! - `wire`: encoding and decoding a batch of 1024 events for the
 //!   component's `observe-encoded`;
-//! - `component`: `observe-encoded` through wasmtime, when hushd was built
-//!   with the component embedded.
+//! - `component`: `observe-encoded` through wasmtime, on the component
+//!   hushd embeds, set up as `hushd bench` runs it.
 //!
 //! The correlating stages run on the realistic mix and on each of its
 //! parts (fixed seed, so runs compare). `hushd bench` measures the same
@@ -22,8 +22,8 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hush_core::format::wire::{Encoder, Reader};
 use hush_core::{Correlation, Correlator, Event, Options, Recorder, Timestamp};
-use hushd::bench::Floor;
-use hushd::component::{ComponentEngine, Guards, HostClock, Plugin};
+use hushd::bench::{Floor, component_engine};
+use hushd::component::Plugin;
 use hushd::input::{Position, parse_record};
 use hushd::sinks::NullSink;
 use hushd::workload::{Kind, Mix, SEED};
@@ -160,29 +160,13 @@ fn wire(c: &mut Criterion) {
 }
 
 fn component(c: &mut Criterion) {
-    let Ok(plugin) = Plugin::embedded() else {
-        eprintln!("component: skipped, hushd was built without the component");
-        return;
-    };
+    let plugin = Plugin::embedded().expect("the embedded component loads");
     let mut group = c.benchmark_group("component");
     group.throughput(Throughput::Elements(BATCH as u64));
     for (name, only) in PARTS {
         group.bench_function(BenchmarkId::new("observe-encoded", name), |b| {
-            let guards = Guards {
-                snapshot_every: u64::MAX,
-                ..Guards::default()
-            };
-            let clock = HostClock::Virtual(Timestamp::EPOCH);
-            let options = Options::default();
-            let mut engine = ComponentEngine::new(
-                plugin.clone(),
-                &options,
-                clock,
-                NullSink::default(),
-                guards,
-                None,
-            )
-            .expect("the embedded component runs");
+            let mut engine = component_engine(&plugin, &Options::default())
+                .expect("the embedded component runs");
             let mut mix = Mix::new(SEED, only);
             let mut encoder = Encoder::new();
             let mut buf = Vec::with_capacity(BATCH * 256);

@@ -14,7 +14,7 @@ mod floor;
 mod subjects;
 
 pub use floor::Floor;
-pub use subjects::Subject;
+pub use subjects::{Subject, component_engine};
 
 use std::time::Instant;
 

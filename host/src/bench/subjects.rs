@@ -115,7 +115,13 @@ fn native_correlate(options: &Options, source: &Source, events: u64) -> Result<F
     })
 }
 
-fn instance(plugin: &Arc<Plugin>, options: &Options) -> Result<ComponentEngine<NullSink>, String> {
+/// The component as every component figure runs it (`hushd bench` and the
+/// criterion benchmarks): a virtual clock from the epoch, a sink that
+/// stores nothing, and no snapshots taken while measuring.
+pub fn component_engine(
+    plugin: &Arc<Plugin>,
+    options: &Options,
+) -> Result<ComponentEngine<NullSink>, String> {
     let guards = Guards {
         snapshot_every: u64::MAX,
         ..Guards::default()
@@ -132,7 +138,7 @@ fn component(
     source: &Source,
     events: u64,
 ) -> Result<Figures, String> {
-    let mut engine = instance(plugin, options)?;
+    let mut engine = component_engine(plugin, options)?;
     let batch = batch.get() as u64;
     let mut buf = Vec::with_capacity(batch as usize * 256);
     let mut encoder = Encoder::new();
@@ -159,7 +165,7 @@ fn component_typed(
     source: &Source,
     events: u64,
 ) -> Result<Figures, String> {
-    let mut engine = instance(plugin, options)?;
+    let mut engine = component_engine(plugin, options)?;
     timed("component-typed", source, events, |stream, n, _| {
         for _ in 0..n {
             let (event, now) = stream.next_event();
