@@ -205,14 +205,15 @@ impl<E: Engine> Replay<E> {
     /// Fires everything due at or before `now`, in time order.
     pub fn run_until(&mut self, now: Timestamp) -> Vec<Line> {
         let mut lines = Vec::new();
-        while let Some(due) = self.engine.next_due() {
+        let mut next = self.engine.next_due();
+        while let Some(due) = next {
             let at = self.clock.latest.map_or(due, |l| due.max(l));
             if at > now {
                 break;
             }
-            let before = self.engine.next_due();
             lines.extend(self.fire(at));
-            if self.engine.next_due() == before && before.is_some_and(|b| b <= at) {
+            next = self.engine.next_due();
+            if next == Some(due) {
                 break; // nothing moved: a held write whose backoff ends later
             }
         }
