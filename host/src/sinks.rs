@@ -1,6 +1,7 @@
 //! Sinks for measuring: one that stores nothing and answers at once, so a
 //! benchmark measures the correlator and its write path, not a database.
 
+use hush_core::write::patch::push_decimal;
 use hush_core::write::store::stored_count;
 use hush_core::{Event, Patch, Sink, SinkError, Stored};
 
@@ -16,27 +17,14 @@ impl NullSink {
     fn stored(&mut self, name: &str, count: i32) -> Stored {
         self.version += 1;
         self.writes += 1;
+        let mut resource_version = String::with_capacity(20);
+        push_decimal(&mut resource_version, self.version);
         Stored {
             name: name.to_string(),
-            resource_version: decimal(self.version),
+            resource_version,
             count,
         }
     }
-}
-
-/// `n` in decimal, without going through `fmt` (one allocation, sized).
-fn decimal(mut n: u64) -> String {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    digits[at..].iter().map(|&d| char::from(d)).collect()
 }
 
 impl Sink for NullSink {
@@ -52,17 +40,5 @@ impl Sink for NullSink {
     }
     fn list(&mut self, _controller: &str, _instance: &str) -> Result<Vec<Event>, SinkError> {
         Ok(Vec::new())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::decimal;
-
-    #[test]
-    fn decimals() {
-        for n in [0, 7, 10, 1_234_567, u64::MAX] {
-            assert_eq!(decimal(n), n.to_string());
-        }
     }
 }

@@ -70,7 +70,7 @@ impl LegacyPatch {
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(64 + self.message.len());
         out.push_str("{\"count\":");
-        push_decimal(&mut out, self.count);
+        push_count(&mut out, self.count);
         if self.has_last_timestamp() {
             match self.last_timestamp {
                 None => out.push_str(",\"lastTimestamp\":null"),
@@ -108,7 +108,7 @@ impl Patch {
             Patch::Series(s) => {
                 let mut out = String::with_capacity(80);
                 out.push_str("{\"series\":{\"count\":");
-                push_decimal(&mut out, s.count);
+                push_count(&mut out, s.count);
                 out.push_str(",\"lastObservedTime\":\"");
                 Rfc3339::micros(s.last_observed_time).push_to(&mut out);
                 out.push_str("\"}}");
@@ -174,11 +174,18 @@ pub fn write_go_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Writes `n` in decimal, without `fmt`.
-fn push_decimal(out: &mut String, n: i32) {
-    let mut digits = [0u8; 11];
+/// Writes `n` in decimal, without `fmt` (the hot paths that build patches
+/// and resourceVersions avoid its machinery).
+///
+/// ```
+/// let mut out = String::from("rv ");
+/// hush_core::write::patch::push_decimal(&mut out, 1_234);
+/// assert_eq!(out, "rv 1234");
+/// ```
+pub fn push_decimal(out: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
     let mut at = digits.len();
-    let mut v = n.unsigned_abs();
+    let mut v = n;
     loop {
         at -= 1;
         digits[at] = b'0' + (v % 10) as u8;
@@ -187,12 +194,15 @@ fn push_decimal(out: &mut String, n: i32) {
             break;
         }
     }
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+}
+
+/// Writes a count (signed, as the API has it) in decimal, without `fmt`.
+fn push_count(out: &mut String, n: i32) {
     if n < 0 {
         out.push('-');
     }
-    for &d in &digits[at..] {
-        out.push(char::from(d));
-    }
+    push_decimal(out, u64::from(n.unsigned_abs()));
 }
 
 #[cfg(test)]
@@ -248,9 +258,14 @@ mod tests {
 
     #[test]
     fn decimals_without_fmt() {
+        for n in [0, 7, 10, 1_234_567, u64::from(u32::MAX) + 1, u64::MAX] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, n);
+            assert_eq!(out, alloc::format!("x{n}"));
+        }
         for n in [0, 7, -3, 10, i32::MAX, i32::MIN] {
             let mut out = String::new();
-            push_decimal(&mut out, n);
+            push_count(&mut out, n);
             assert_eq!(out, alloc::format!("{n}"));
         }
     }
