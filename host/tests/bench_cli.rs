@@ -182,7 +182,7 @@ fn the_mix_by_default_and_its_parts() {
 fn bad_inputs_and_arguments_are_refused_clearly() {
     let scratch = Scratch::new("bad");
     let empty = scratch.file("empty.jsonl", "not json\n\n");
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--input", "/nonexistent/events.json"],
             "cannot open /nonexistent/events.json",
@@ -196,6 +196,10 @@ fn bad_inputs_and_arguments_are_refused_clearly() {
         (
             &["--events", "0"],
             "--events and --rounds must be at least 1",
+        ),
+        (
+            &["--stage", "correlate", "--mode", "series"],
+            "--stage correlate measures the legacy correlator",
         ),
     ];
     for (args, message) in cases {

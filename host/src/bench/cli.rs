@@ -43,8 +43,8 @@ pub struct BenchArgs {
     /// Component: one typed `observe` call per event instead of batches.
     #[arg(long, conflicts_with = "batch")]
     typed: bool,
-    /// Native: `correlate` measures the legacy correlator alone (client-go's
-    /// EventCorrelate), without the write path.
+    /// Native, legacy mode: `correlate` measures the legacy correlator alone
+    /// (client-go's EventCorrelate), without the write path.
     #[arg(long, value_enum, default_value = "record")]
     stage: Stage,
     /// Events in each measured loop (after 10,000 to warm up).
@@ -88,6 +88,12 @@ impl BenchArgs {
         let component = self.engine.contains(&BenchEngine::Component);
         if !component && (self.plugin.is_some() || self.batch.is_some() || self.typed) {
             return Err("--plugin, --batch and --typed apply to --engine component".into());
+        }
+        if self.stage == Stage::Correlate && self.mode == ModeArg::Series {
+            return Err("--stage correlate measures the legacy correlator \
+                        (client-go's EventCorrelate), which series mode does not run; \
+                        use --stage record with --mode series"
+                .into());
         }
         if component && self.stage == Stage::Correlate {
             return Err("--stage correlate measures the native core only; \
