@@ -244,16 +244,6 @@ impl<V> Lru<V> {
         self.slots[slot as usize].value.take()
     }
 
-    /// The least recently used entry, recency untouched.
-    pub fn peek_oldest(&self) -> Option<(&Key, &V)> {
-        self.entry(self.order.oldest()?)
-    }
-
-    /// Removes and returns the least recently used entry.
-    pub fn pop_oldest(&mut self) -> Option<(Key, V)> {
-        self.take(self.order.oldest()?)
-    }
-
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.len
