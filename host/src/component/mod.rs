@@ -33,9 +33,6 @@ pub fn embedded_bytes() -> &'static [u8] {
     include_bytes!(env!("HUSH_COMPONENT_PATH"))
 }
 
-/// The SHA-256 of [`embedded_bytes`], in hex.
-pub const EMBEDDED_SHA256: &str = env!("HUSH_COMPONENT_SHA256");
-
 /// How often the epoch ticks; deadlines are counted in ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
