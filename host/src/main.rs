@@ -192,15 +192,10 @@ enum LoadGroup {
 }
 
 fn load(args: LoadArgs) -> Result<ExitCode, String> {
-    let (path, list) = match args.group {
-        LoadGroup::Core => (
-            "/api/v1/namespaces/default/events",
-            "/api/v1/namespaces/default/events",
-        ),
-        LoadGroup::Events => (
-            "/apis/events.k8s.io/v1/namespaces/default/events",
-            "/apis/events.k8s.io/v1/namespaces/default/events",
-        ),
+    // Events are created in, and listed back from, the same collection.
+    let path = match args.group {
+        LoadGroup::Core => "/api/v1/namespaces/default/events",
+        LoadGroup::Events => "/apis/events.k8s.io/v1/namespaces/default/events",
     };
     if args.connections == 0 {
         return Err("--connections must be at least 1".into());
@@ -235,7 +230,7 @@ fn load(args: LoadArgs) -> Result<ExitCode, String> {
         let mut line = serde_json::to_value(&figures).map_err(|e| e.to_string())?;
         let mut lost = 0;
         if args.check {
-            let check = hushd::load::verify(args.server, list, &acked).await?;
+            let check = hushd::load::verify(args.server, path, &acked).await?;
             eprintln!(
                 "check: {} acknowledged answers naming {} events; {} events stored holding {} occurrences; {} lost",
                 check.acknowledged, check.acknowledged_events, check.stored_events, check.stored_occurrences, check.lost
