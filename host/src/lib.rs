@@ -1,9 +1,11 @@
 //! # hushd
 //!
-//! The hush daemon's library: reading recorded events, replaying them
-//! through a correlator engine into an in-memory API server, and printing
-//! decisions or kubectl-style tables. The `hushd` binary is a thin
-//! command line over it.
+//! The hush daemon's library: the correlator engines (the component in
+//! wasmtime, the native core) and the commands over them: `replay`
+//! (recorded events into an in-memory API server, printed as decisions or
+//! kubectl-style tables), `serve` (a Kubernetes events API with
+//! server-side correlation), and `load` and `bench`, which measure them.
+//! The `hushd` binary is a thin command line over it.
 
 pub mod alloc_counter;
 pub mod bench;
