@@ -95,7 +95,9 @@ pub struct Put {
 pub struct Batch {
     /// Objects created or replaced.
     pub puts: Vec<Put>,
-    /// Objects deleted.
+    /// Objects deleted. A key stands at most once in `puts` and `deletes`
+    /// together (its last state in the transaction), so a store may apply
+    /// them in any order.
     pub deletes: Vec<Key>,
     /// Journal records appended.
     pub journal: Vec<JournalEntry>,

@@ -32,13 +32,19 @@ impl From<StoreError> for TxError {
     }
 }
 
+/// An object's state as this transaction left it: stored (until when), or
+/// deleted.
+type Pending = Option<(Arc<EventObject>, Timestamp)>;
+
 /// The characters `generateName` completes names with (upstream's).
 const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 /// The writer's open transaction.
 pub struct Tx {
     store: Box<dyn EventStore>,
-    overlay: HashMap<Key, Option<Arc<EventObject>>>,
+    /// What this transaction wrote, by key: the latest state wins, so the
+    /// batch holds one put or one delete per key ([`Tx::commit`]).
+    overlay: HashMap<Key, Pending>,
     batch: Batch,
     changes: Vec<Change>,
     committed_rv: u64,
@@ -89,7 +95,7 @@ impl Tx {
     /// The object `key` as this transaction sees it.
     pub fn get(&mut self, key: &Key) -> Result<Option<Arc<EventObject>>, StoreError> {
         if let Some(pending) = self.overlay.get(key) {
-            return Ok(pending.clone());
+            return Ok(pending.as_ref().map(|(object, _)| object.clone()));
         }
         Ok(self.store.get(key)?.map(Arc::new))
     }
@@ -105,11 +111,8 @@ impl Tx {
         if kind == ChangeKind::Added {
             self.rows += 1;
         }
-        self.overlay.insert(key, Some(object.clone()));
-        self.batch.puts.push(Put {
-            object: object.clone(),
-            expires: self.now.plus_nanos(self.ttl_nanos),
-        });
+        let expires = self.now.plus_nanos(self.ttl_nanos);
+        self.overlay.insert(key, Some((object.clone(), expires)));
         self.changes.push(Change::new(kind, object.clone()));
         object
     }
@@ -161,9 +164,7 @@ impl Tx {
         let last = Arc::new(last);
         let key = Key::of(old);
         self.rows = self.rows.saturating_sub(1);
-        self.overlay.insert(key.clone(), None);
-        self.batch.puts.retain(|p| Key::of(&p.object) != key);
-        self.batch.deletes.push(key);
+        self.overlay.insert(key, None);
         self.changes
             .push(Change::new(ChangeKind::Deleted, last.clone()));
         last
@@ -179,21 +180,21 @@ impl Tx {
         self.rows
     }
 
-    /// The newest resource version handed out.
-    pub fn resource_version(&self) -> u64 {
-        self.rv
-    }
-
     /// Makes the transaction durable and returns its changes to publish;
     /// on failure everything it wrote is forgotten.
     pub fn commit(&mut self) -> Result<Vec<Change>, StoreError> {
         self.batch.resource_version = self.rv;
+        for (key, pending) in self.overlay.drain() {
+            match pending {
+                Some((object, expires)) => self.batch.puts.push(Put { object, expires }),
+                None => self.batch.deletes.push(key),
+            }
+        }
         let result = if self.batch.is_empty() && self.rv == self.committed_rv {
             Ok(())
         } else {
             self.store.commit(&self.batch)
         };
-        self.overlay.clear();
         self.batch = Batch::default();
         let changes = std::mem::take(&mut self.changes);
         match result {
@@ -210,5 +211,58 @@ impl Tx {
                 Err(e)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::serve::store::EventReader;
+    use crate::serve::store::sqlite::{Durability, SqliteStore};
+
+    fn event(name: &str, reason: &str) -> EventObject {
+        let mut o = EventObject::default();
+        o.event.metadata.namespace = "default".into();
+        o.event.metadata.name = name.into();
+        o.event.reason = reason.into();
+        o
+    }
+
+    /// Whatever order a transaction deletes and writes a key in, the store
+    /// ends with its last state.
+    #[test]
+    fn the_last_write_of_a_key_in_a_transaction_is_what_is_stored() {
+        let dir = std::env::temp_dir().join(format!("hush-tx-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (store, reader) = SqliteStore::open(&dir.join("hush.db"), Durability::Normal).unwrap();
+        let mut tx = Tx::new(Box::new(store), 0, 0, 3_600_000_000_000);
+        let kept = tx.create(event("kept", "Old")).unwrap();
+        tx.create(event("gone", "Old")).unwrap();
+        tx.commit().unwrap();
+
+        // Deleted, then created again: stored.
+        tx.delete(&kept);
+        tx.create(event("kept", "New")).unwrap();
+        // Created, then deleted: not stored.
+        let brief = tx.create(event("brief", "Old")).unwrap();
+        tx.delete(&brief);
+        // Updated twice, then deleted: not stored.
+        let gone = tx.get(&Key::new("default", "gone")).unwrap().unwrap();
+        let once = tx.update(event("gone", "Once"), &gone);
+        tx.update(event("gone", "Twice"), &once);
+        let twice = tx.get(&Key::new("default", "gone")).unwrap().unwrap();
+        tx.delete(&twice);
+        tx.commit().unwrap();
+
+        let stored = |name: &str| {
+            reader
+                .get(&Key::new("default", name))
+                .unwrap()
+                .map(|o| o.event.reason)
+        };
+        assert_eq!(stored("kept").as_deref(), Some("New"));
+        assert_eq!(stored("brief"), None);
+        assert_eq!(stored("gone"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
