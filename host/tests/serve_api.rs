@@ -734,6 +734,28 @@ fn deletes_answer_a_status_and_collections_delete_what_matches() {
         br#"{"preconditions":{"uid":"someone-else"}}"#,
     );
     assert_eq!(precondition.status, 409);
+    // A dry run checks what a delete checks, and deletes nothing: in the
+    // body's DeleteOptions, as client-go sends it.
+    let dry_precondition = server.request(
+        "DELETE",
+        &format!("{CORE}/d.2"),
+        &[],
+        br#"{"dryRun":["All"],"preconditions":{"uid":"someone-else"}}"#,
+    );
+    assert_eq!(dry_precondition.status, 409);
+    let dry = server.request(
+        "DELETE",
+        &format!("{CORE}/d.2"),
+        &[],
+        br#"{"dryRun":["All"]}"#,
+    );
+    assert_eq!(dry.status, 200);
+    let dry_collection = server.request("DELETE", CORE, &[], br#"{"dryRun":["All"]}"#);
+    assert_eq!(dry_collection.json()["items"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        server.get(CORE).json()["items"].as_array().unwrap().len(),
+        3
+    );
 
     let collection = server
         .request(

@@ -461,9 +461,33 @@ struct DeleteOptions {
 
 #[derive(serde::Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
-struct Preconditions {
+pub(super) struct Preconditions {
     uid: Option<String>,
     resource_version: Option<String>,
+}
+
+/// A delete's options: `dryRun` (in the query or, as client-go sends it,
+/// in the body's DeleteOptions) and the body's preconditions.
+pub(super) async fn delete_options(
+    parts: &axum::http::request::Parts,
+    body: axum::body::Body,
+    app: &App,
+) -> Result<(bool, Preconditions), ApiError> {
+    let query = Query::parse(parts.uri.query())?;
+    let bytes = body::read(&parts.headers, body, app).await?;
+    let options: DeleteOptions = if bytes.iter().all(u8::is_ascii_whitespace) {
+        DeleteOptions::default()
+    } else {
+        serde_json::from_slice(&bytes).map_err(|e| {
+            app.metrics.bad("malformed-json");
+            ApiError::bad_request(format!("invalid DeleteOptions: {e}"))
+        })?
+    };
+    let dry_run = query.dry_run
+        || options
+            .dry_run
+            .is_some_and(|d| d.iter().any(|v| v == "All"));
+    Ok((dry_run, options.preconditions.unwrap_or_default()))
 }
 
 async fn delete(
@@ -474,44 +498,26 @@ async fn delete(
     req: Request,
 ) -> Result<Response, ApiError> {
     let (parts, body) = req.into_parts();
-    let query = Query::parse(parts.uri.query())?;
-    let bytes = body::read(&parts.headers, body, &app).await?;
-    let options: DeleteOptions = if bytes.iter().all(u8::is_ascii_whitespace) {
-        DeleteOptions::default()
-    } else {
-        serde_json::from_slice(&bytes).map_err(|e| {
-            app.metrics.bad("malformed-json");
-            ApiError::bad_request(format!("invalid DeleteOptions: {e}"))
-        })?
-    };
-    let key = Key::new(&namespace, &name);
-    let dry_run = query.dry_run
-        || options
-            .dry_run
-            .is_some_and(|d| d.iter().any(|v| v == "All"));
-    let preconditions = options.preconditions.unwrap_or_default();
+    let (dry_run, preconditions) = delete_options(&parts, body, &app).await?;
     let expected = precondition(preconditions.resource_version.as_deref().unwrap_or(""))?;
-    let deleted = if dry_run {
-        current(&app, key)
-            .await?
-            .ok_or_else(|| ApiError::not_found(group, &name))?
-    } else {
-        let uid = preconditions.uid.filter(|u| !u.is_empty());
-        let reply = app
-            .write(|reply| Command::Delete {
-                keys: vec![key],
-                uid,
-                expected,
-                reply,
-            })
-            .await?;
-        let deleted = reply.result.map_err(|e| write_error(e, group, &name))?;
-        EventObject::clone(
-            deleted
-                .first()
-                .ok_or_else(|| ApiError::not_found(group, &name))?,
-        )
-    };
+    let uid = preconditions.uid.filter(|u| !u.is_empty());
+    // A dry run goes through the writer too: it checks what a delete
+    // checks (existence, preconditions) and deletes nothing.
+    let reply = app
+        .write(|reply| Command::Delete {
+            keys: vec![Key::new(&namespace, &name)],
+            uid,
+            expected,
+            dry_run,
+            reply,
+        })
+        .await?;
+    let deleted = reply.result.map_err(|e| write_error(e, group, &name))?;
+    let deleted = EventObject::clone(
+        deleted
+            .first()
+            .ok_or_else(|| ApiError::not_found(group, &name))?,
+    );
     let details = super::status::Details {
         name: name.clone(),
         group: group.name(),

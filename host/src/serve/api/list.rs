@@ -16,7 +16,7 @@ use super::query::Query;
 use super::selectors::Selectors;
 use super::status::ApiError;
 use super::table::{self, ListMeta};
-use super::{App, DECISION_HEADER, Format, body, json, negotiate};
+use super::{App, DECISION_HEADER, Format, json, negotiate};
 use crate::serve::object::encode::Item;
 use crate::serve::object::{EventObject, Group};
 use crate::serve::store::{Key, Page, Scope};
@@ -183,11 +183,11 @@ async fn delete_matching(
 ) -> Result<Response, ApiError> {
     let (parts, body) = req.into_parts();
     let query = Query::parse(parts.uri.query())?;
-    body::read(&parts.headers, body, &app).await?;
+    let (dry_run, _) = super::events::delete_options(&parts, body, &app).await?;
     let selectors = selectors(&query, group, &app)?;
     let page = read_page(&app, Scope::Namespace(namespace), None, None, selectors).await?;
     let keys: Vec<Key> = page.items.iter().map(Key::of).collect();
-    let deleted: Vec<EventObject> = if query.dry_run || keys.is_empty() {
+    let deleted: Vec<EventObject> = if dry_run || keys.is_empty() {
         page.items
     } else {
         let reply = app
@@ -195,6 +195,7 @@ async fn delete_matching(
                 keys,
                 uid: None,
                 expected: None,
+                dry_run: false,
                 reply,
             })
             .await?;

@@ -143,6 +143,8 @@ pub enum Command {
         uid: Option<String>,
         /// A resource version the (single) object must have.
         expected: Option<u64>,
+        /// Check as for a delete, delete nothing (`dryRun`).
+        dry_run: bool,
         /// Where the answer goes: the objects' last states.
         reply: oneshot::Sender<Answer<Vec<Arc<EventObject>>>>,
     },
@@ -434,8 +436,9 @@ impl Loop {
                 keys,
                 uid,
                 expected,
+                dry_run,
                 reply: to,
-            } => reply(to, self.delete(&keys, uid, expected)),
+            } => reply(to, self.delete(&keys, uid, expected, dry_run)),
         }
     }
 
@@ -499,6 +502,7 @@ impl Loop {
         keys: &[Key],
         uid: Option<String>,
         expected: Option<u64>,
+        dry_run: bool,
     ) -> Answer<Vec<Arc<EventObject>>> {
         let mut tx = self.tx.lock().expect("the writer's transaction");
         let mut deleted = Vec::new();
@@ -539,7 +543,7 @@ impl Loop {
                     decision: Decision::as_sent("delete"),
                 };
             }
-            deleted.push(tx.delete(&old));
+            deleted.push(if dry_run { old } else { tx.delete(&old) });
         }
         Answer {
             result: Ok(deleted),
