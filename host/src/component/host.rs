@@ -22,15 +22,18 @@ pub enum HostClock {
     },
 }
 
+/// The system's wall clock, as a core timestamp.
+pub fn wall_clock() -> Timestamp {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    Timestamp::from_nanos(i64::try_from(since.as_nanos()).unwrap_or(i64::MAX))
+}
+
 impl HostClock {
     fn read(&mut self) -> Timestamp {
         match self {
-            HostClock::Real => {
-                let since = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap_or_default();
-                Timestamp::from_nanos(i64::try_from(since.as_nanos()).unwrap_or(i64::MAX))
-            }
+            HostClock::Real => wall_clock(),
             HostClock::Virtual(t) => *t,
             HostClock::Stepping { now, step } => {
                 *now = now.plus_nanos(*step);

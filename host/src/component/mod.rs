@@ -8,7 +8,7 @@ mod engine;
 mod host;
 
 pub use engine::{ComponentEngine, Guards, Trap};
-pub use host::{HostClock, HostState};
+pub use host::{HostClock, HostState, wall_clock};
 
 use std::path::Path;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! answers with, and the `details` clients read (kubectl prints 422 causes
 //! from them; Python keeps the body in `ApiException.body`).
 
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -22,8 +22,6 @@ pub struct ApiError {
     pub details: Option<Box<Details>>,
     /// Seconds the client should wait (429): the `Retry-After` header.
     pub retry_after: Option<u64>,
-    /// Extra response headers (e.g. the correlation decision).
-    pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 /// `metav1.StatusDetails`.
@@ -121,7 +119,6 @@ impl ApiError {
             message: message.into(),
             details: None,
             retry_after: None,
-            headers: Vec::new(),
         }
     }
 
@@ -235,12 +232,6 @@ impl ApiError {
         e.retry_after = Some(1);
         e
     }
-
-    /// Adds a response header.
-    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> ApiError {
-        self.headers.push((name, value));
-        self
-    }
 }
 
 impl std::fmt::Display for ApiError {
@@ -264,12 +255,10 @@ impl IntoResponse for ApiError {
             self.details.as_deref(),
         );
         let mut response = super::json(self.code, "application/json", body);
-        let headers = response.headers_mut();
         if let Some(seconds) = self.retry_after {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-        }
-        for (name, value) in self.headers {
-            headers.insert(name, value);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
         }
         response
     }

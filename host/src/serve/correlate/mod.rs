@@ -15,14 +15,13 @@ pub mod sink;
 
 use std::sync::Arc;
 
-use hush_core::Stats;
 use hush_core::format::replay::{Decision, Engine};
 use hush_core::model::time::UniqueInstants;
 use hush_core::{Mode, Options, Timestamp};
 
 use self::journal::{Record, RecordRef};
 use self::sink::StoreSink;
-use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
+use crate::component::{ComponentEngine, Guards, HostClock, Plugin, wall_clock};
 use crate::serve::object::{EventObject, Group};
 use crate::serve::store::{JournalEntry, Recovered, Snapshot};
 use crate::serve::writer::tx::SharedTx;
@@ -110,13 +109,6 @@ fn last_seq(recovered: &Recovered) -> u64 {
         .chain(recovered.snapshots.iter().map(|s| s.seq))
         .max()
         .unwrap_or(0)
-}
-
-fn wall_clock() -> Timestamp {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    Timestamp::from_nanos(i64::try_from(since.as_nanos()).unwrap_or(i64::MAX))
 }
 
 impl Correlators {
@@ -220,7 +212,6 @@ impl Correlators {
             traps: 0,
         };
         if let Some(snapshot) = usable {
-            let mut replayed = 0;
             for entry in recovered
                 .journal
                 .iter()
@@ -241,9 +232,7 @@ impl Correlators {
                     }
                 };
                 self.replay(&mut slot, entry.at, record);
-                replayed += 1;
             }
-            let _ = replayed;
         }
         slot.traps = slot.engine.traps.len();
         Ok(slot)
@@ -338,11 +327,9 @@ impl Correlators {
             .min()
     }
 
-    /// Runs every correlator's timers that are due; returns how many
-    /// writes they made.
-    pub fn tick(&mut self) -> usize {
+    /// Runs every correlator's timers that are due.
+    pub fn tick(&mut self) {
         let now = wall_clock();
-        let mut writes = 0;
         for index in 0..self.slots.len() {
             if self.slots[index]
                 .engine
@@ -357,9 +344,8 @@ impl Correlators {
                 tx.now = at;
                 tx.call.start(None);
             }
-            let reports = self.slots[index].engine.tick(at);
+            self.slots[index].engine.tick(at);
             self.slots[index].engine.take_retried();
-            writes += reports.iter().map(|r| r.writes.len()).sum::<usize>();
             let call = std::mem::take(&mut self.tx.lock().expect("the writer's transaction").call);
             if self.trapped(index).is_none() {
                 let mode = self.slots[index].mode;
@@ -373,7 +359,6 @@ impl Correlators {
                 );
             }
         }
-        writes
     }
 
     /// Snapshots every correlator into the open transaction; each trims
@@ -397,14 +382,6 @@ impl Correlators {
         }
         self.since_snapshot = 0;
         Ok(())
-    }
-
-    /// Counters of each correlator.
-    pub fn stats(&mut self) -> Vec<(Mode, Stats)> {
-        self.slots
-            .iter_mut()
-            .map(|s| (s.mode, s.engine.stats()))
-            .collect()
     }
 
     /// A trap in the last call of slot `index`, if one happened: the

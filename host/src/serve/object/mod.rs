@@ -121,15 +121,6 @@ impl EventObject {
         self.event.metadata.resource_version.parse().unwrap_or(0)
     }
 
-    /// The count kubectl shows: `series.count` when a series is set, else
-    /// `count` (0 shown as 1).
-    pub fn shown_count(&self) -> i32 {
-        match &self.event.series {
-            Some(series) => series.count,
-            None => self.event.count.max(1),
-        }
-    }
-
     /// Undoes what the events.k8s.io/v1 view fills in: an `eventTime`
     /// equal to the one shown for `old`, which has none, is not a change
     /// (a client that read the event there and writes it back).
@@ -141,16 +132,5 @@ impl EventObject {
         {
             self.event.event_time = None;
         }
-    }
-
-    /// The most recent occurrence: `series.lastObservedTime`, else
-    /// `lastTimestamp`, else `eventTime`, else `firstTimestamp`.
-    pub fn last_seen(&self) -> Option<Timestamp> {
-        let e = &self.event;
-        e.series
-            .map(|s| s.last_observed_time)
-            .or(e.last_timestamp)
-            .or(e.event_time)
-            .or(e.first_timestamp)
     }
 }

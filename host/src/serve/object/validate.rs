@@ -25,8 +25,6 @@ pub enum CauseKind {
     Required,
     /// `FieldValueInvalid`.
     Invalid,
-    /// `FieldValueForbidden`.
-    Forbidden,
 }
 
 /// One field problem.
@@ -59,21 +57,11 @@ impl Cause {
         }
     }
 
-    /// A field that may not be set or changed.
-    pub fn forbidden(field: &str, detail: &str) -> Cause {
-        Cause {
-            kind: CauseKind::Forbidden,
-            field: field.into(),
-            message: format!("Forbidden: {detail}"),
-        }
-    }
-
     /// `StatusCause.reason`.
     pub fn reason(&self) -> &'static str {
         match self.kind {
             CauseKind::Required => "FieldValueRequired",
             CauseKind::Invalid => "FieldValueInvalid",
-            CauseKind::Forbidden => "FieldValueForbidden",
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hush_core::{Action, Mode, Rule, Timestamp};
+use hush_core::{Action, Mode, Rule};
 use hush_core::{DropCause, WriteStatus};
 use tokio::sync::{mpsc, oneshot};
 
@@ -225,13 +225,8 @@ pub fn spawn(
     (Writer { sender }, thread)
 }
 
-/// The wall clock as a [`Timestamp`].
-pub fn now() -> Timestamp {
-    let since = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    Timestamp::from_nanos(i64::try_from(since.as_nanos()).unwrap_or(i64::MAX))
-}
+/// The wall clock: what the writer stamps creations and expiry with.
+pub use crate::component::wall_clock as now;
 
 fn action_name(action: Action) -> &'static str {
     match action {
