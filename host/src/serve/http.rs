@@ -40,9 +40,13 @@ pub fn verb(method: &axum::http::Method, path: &str, query: Option<&str>) -> &'s
         && path.contains("/events");
     if events {
         let collection = path.ends_with("/events");
+        // As the handler reads it (Go's ParseBool).
         let watch = query.is_some_and(|q| {
-            q.split('&')
-                .any(|p| p == "watch=true" || p == "watch=1" || p == "watch=True")
+            q.split('&').any(|p| {
+                p.strip_prefix("watch=").is_some_and(|v| {
+                    matches!(crate::serve::api::query::parse_bool("watch", v), Ok(true))
+                })
+            })
         });
         return match *method {
             Method::GET if watch => "watch",
@@ -102,14 +106,9 @@ pub async fn limit_and_measure(
     } else {
         None
     };
-    let gauge = permit.as_ref().map(|_| app.metrics.inflight.clone());
-    if let Some(g) = &gauge {
-        g.inc();
-    }
+    // The in-flight gauge is read off the semaphore when /metrics is
+    // scraped: a request dropped mid-way (its client gone) frees its permit.
     let response = next.run(request).await;
-    if let Some(g) = &gauge {
-        g.dec();
-    }
     drop(permit);
     record(&app.metrics, verb, &response, started);
     response
