@@ -19,29 +19,54 @@ fn last_seen(event: &Event) -> Option<Timestamp> {
         .or(event.event_time)
 }
 
-/// kubectl's `HumanDuration`.
+/// apimachinery's `duration.HumanDuration`: `45s`, `5m14s`, `3h`, `2d4h`, …
 pub fn human_duration(nanos: i64) -> String {
-    let s = nanos.max(0) / 1_000_000_000;
-    let (m, h, d) = (s / 60, s / 3600, s / 86_400);
-    match () {
-        _ if s < 120 => format!("{s}s"),
-        _ if m < 10 => match s % 60 {
-            0 => format!("{m}m"),
-            r => format!("{m}m{r}s"),
-        },
-        _ if m < 180 => format!("{m}m"),
-        _ if h < 8 => match m % 60 {
-            0 => format!("{h}h"),
-            r => format!("{h}h{r}m"),
-        },
-        _ if h < 48 => format!("{h}h"),
-        _ if h < 192 => match h % 24 {
-            0 => format!("{d}d"),
-            r => format!("{d}d{r}h"),
-        },
-        _ if d < 365 * 2 => format!("{d}d"),
-        _ => format!("{}y", d / 365),
+    let seconds = nanos / 1_000_000_000;
+    if seconds < -1 {
+        return "<invalid>".into();
     }
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        return match seconds % 60 {
+            0 => format!("{minutes}m"),
+            s => format!("{minutes}m{s}s"),
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        return match minutes % 60 {
+            0 => format!("{hours}h"),
+            m => format!("{hours}h{m}m"),
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        return match hours % 24 {
+            0 => format!("{}d", hours / 24),
+            h => format!("{}d{h}h", hours / 24),
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        return match (hours / 24) % 365 {
+            0 => format!("{}y", hours / 24 / 365),
+            d => format!("{}y{d}d", hours / 24 / 365),
+        };
+    }
+    format!("{}y", hours / 24 / 365)
 }
 
 /// Writes the table, newest last, then the summary.
@@ -154,16 +179,31 @@ pub fn write(
 mod tests {
     use super::human_duration;
 
+    const S: i64 = 1_000_000_000;
+
     #[test]
-    fn durations_read_like_kubectl() {
-        let s = |n: i64| human_duration(n * 1_000_000_000);
-        assert_eq!(s(5), "5s");
-        assert_eq!(s(119), "119s");
-        assert_eq!(s(125), "2m5s");
-        assert_eq!(s(600), "10m");
-        assert_eq!(s(3 * 3600 + 120), "3h2m");
-        assert_eq!(s(30 * 3600), "30h");
-        assert_eq!(s(3 * 86_400 + 3600), "3d1h");
-        assert_eq!(s(400 * 86_400), "400d");
+    fn durations_read_as_kubectl_prints_them() {
+        let cases = [
+            (-3 * S, "<invalid>"),
+            (-S / 2, "0s"),
+            (-S - S / 2, "0s"),
+            (44 * S, "44s"),
+            (119 * S, "119s"),
+            (120 * S, "2m"),
+            (314 * S, "5m14s"),
+            (600 * S, "10m"),
+            (179 * 60 * S, "179m"),
+            (3 * 3600 * S, "3h"),
+            (7 * 3600 * S + 59 * 60 * S, "7h59m"),
+            (47 * 3600 * S, "47h"),
+            (52 * 3600 * S, "2d4h"),
+            (48 * 3600 * S, "2d"),
+            (400 * 24 * 3600 * S, "400d"),
+            ((3 * 365 + 5) * 24 * 3600 * S, "3y5d"),
+            (9 * 365 * 24 * 3600 * S, "9y"),
+        ];
+        for (nanos, want) in cases {
+            assert_eq!(human_duration(nanos), want, "{nanos}");
+        }
     }
 }
