@@ -91,6 +91,23 @@ impl LegacyPatch {
 }
 
 impl Patch {
+    /// Applies the patch to `event` as the API server's strategic merge
+    /// does: the fields its bytes ([`Patch::to_json`]) carry, nothing else.
+    pub fn apply_to(&self, event: &mut Event) {
+        match self {
+            Patch::Legacy(p) => {
+                event.count = p.count;
+                if p.has_last_timestamp() {
+                    event.last_timestamp = p.last_timestamp;
+                }
+                if !p.message.is_empty() {
+                    event.message.clone_from(&p.message);
+                }
+            }
+            Patch::Series(series) => event.series = Some(*series),
+        }
+    }
+
     /// The patch bytes, content type `application/strategic-merge-patch+json`.
     ///
     /// ```

@@ -87,18 +87,7 @@ impl Sink for MemoryStore {
         }
         let version = self.next_version();
         let stored = self.events.get_mut(&key).ok_or(SinkError::NotFound)?;
-        match patch {
-            Patch::Legacy(p) => {
-                stored.count = p.count;
-                if p.has_last_timestamp() {
-                    stored.last_timestamp = p.last_timestamp;
-                }
-                if !p.message.is_empty() {
-                    stored.message.clone_from(&p.message);
-                }
-            }
-            Patch::Series(series) => stored.series = Some(*series),
-        }
+        patch.apply_to(stored);
         stored.metadata.resource_version = version;
         Ok(Stored {
             name: stored.metadata.name.clone(),

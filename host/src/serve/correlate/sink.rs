@@ -121,16 +121,7 @@ impl Sink for StoreSink {
                 .map_err(|e| SinkError::Unavailable(e.0))?
                 .ok_or(SinkError::NotFound)?;
             let mut new = EventObject::clone(&old);
-            match patch {
-                Patch::Legacy(p) => {
-                    new.event.count = p.count;
-                    new.event.last_timestamp = p.last_timestamp;
-                    if !p.message.is_empty() {
-                        new.event.message.clone_from(&p.message);
-                    }
-                }
-                Patch::Series(series) => new.event.series = Some(*series),
-            }
+            patch.apply_to(&mut new.event);
             let written = tx.update(new, &old);
             tx.call.written = Some(written.clone());
             Ok(stored(&written))
