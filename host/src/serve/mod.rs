@@ -11,7 +11,8 @@
 //! * [`store`]: the narrow store traits and the SQLite backend;
 //! * [`watch`]: fan-out of committed changes with resumable history;
 //! * [`metrics`]: the Prometheus counters;
-//! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`.
+//! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`;
+//! * [`demo`]: `--demo`, the built-in storm posted to the server itself.
 
 pub mod api;
 pub mod assets;

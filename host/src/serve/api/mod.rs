@@ -2,9 +2,8 @@
 //! OpenAPI for clients to find events, then events in both groups
 //! (create, get, list, watch, replace, patch, delete, deletecollection),
 //! answered as the API server answers (Tables for kubectl, `Status`
-//! errors). `../shared/reference/kubectl-api-surface.md` in the project
-//! notes lists what kubectl and the Python client need; the README the
-//! behaviour.
+//! errors). The README's "hushd serve" section says what is served and
+//! where it differs from the API server.
 
 pub mod body;
 pub mod discovery;
@@ -267,6 +266,10 @@ async fn metrics(axum::extract::State(app): axum::extract::State<Arc<App>>) -> R
     app.metrics
         .watchers
         .set(i64::try_from(app.hub.watchers()).unwrap_or(0));
+    let inflight = app.limits.max_inflight - app.inflight.available_permits();
+    app.metrics
+        .inflight
+        .set(i64::try_from(inflight).unwrap_or(0));
     let mut response = app.metrics.encode().into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
