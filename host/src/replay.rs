@@ -9,7 +9,7 @@ use hush_core::model::stats::Stats;
 use hush_core::write::store::MemoryStore;
 
 use crate::component::Trap;
-use crate::input::{Observed, records};
+use crate::input::{TimedRecord, records};
 use crate::table;
 
 /// An engine whose sink is an in-memory store the replay can show.
@@ -97,7 +97,7 @@ impl<E: StoreEngine> Driver<E> {
     /// [`Raw::observe`]: crate::input::Raw::observe
     pub fn record(
         &mut self,
-        record: Observed,
+        record: TimedRecord,
         out: &mut dyn Write,
         errors: &mut dyn Write,
     ) -> io::Result<()> {

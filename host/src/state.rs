@@ -35,7 +35,7 @@ use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
 use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
-use crate::input::{Observed, records};
+use crate::input::{TimedRecord, records};
 use crate::replay::{Driver, Output, StoreEngine, Summary};
 
 /// The state file's name in the state directory.
@@ -220,7 +220,7 @@ pub enum Ending {
 
 #[derive(Debug)]
 enum Message {
-    Record(Box<Observed>),
+    Record(Box<TimedRecord>),
     End(io::Result<()>),
     Stop,
 }

@@ -81,7 +81,7 @@ pub type Record = Result<(Position, Observation), InputError>;
 
 /// One record read and timed ([`Raw::observe`]): an observation with the
 /// instant it is observed at, or why it is not one.
-pub type Observed = Result<(Position, Observation, Timestamp), InputError>;
+pub type TimedRecord = Result<(Position, Observation, Timestamp), InputError>;
 
 /// Parses one JSON text as an Event, classifying the failure.
 pub fn parse_record(position: Position, text: &str) -> Record {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use hush_core::format::kube_json::ListDefaults;
 
-use crate::{InputError, Observed, Position, Record, instant, parse_item, parse_record};
+use crate::{InputError, Position, Record, TimedRecord, instant, parse_item, parse_record};
 
 /// One record as read from the input, not yet parsed.
 #[derive(Debug)]
@@ -52,7 +52,7 @@ impl Raw {
 
     /// Parses the record as an Event and finds the instant it is observed
     /// at ([`instant`]); an Event without one is an error here.
-    pub fn observe(self) -> Observed {
+    pub fn observe(self) -> TimedRecord {
         let (position, observation) = self.parse()?;
         match instant(&observation) {
             Ok(at) => Ok((position, observation, at)),
