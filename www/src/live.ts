@@ -160,18 +160,39 @@ export class Live {
     this.showLive();
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';
+    // Each flush replays the whole recording in the worker, which can take
+    // longer than a tick: at most one runs at a time. Events that arrive
+    // meanwhile grow the batch, sent as soon as the flush in flight ends. A
+    // failed flush stops the watch; its events are not in the recording, so
+    // the retry lists again from scratch.
     let batch: KubeEvent[] = [];
-    let flushing: Promise<void> = Promise.resolve();
+    let flushing: Promise<void> | undefined;
+    let failure: { error: unknown } | undefined;
+    const rethrow = () => {
+      if (!failure) return;
+      this.resourceVersion = '';
+      throw failure.error;
+    };
     const flush = () => {
-      if (batch.length === 0) return;
+      if (flushing || failure || batch.length === 0) return;
       const events = batch;
       batch = [];
-      flushing = flushing.then(() => this.events.events(encode(events), true));
+      flushing = this.events.events(encode(events), true).then(
+        () => {
+          flushing = undefined;
+          flush();
+        },
+        (error: unknown) => {
+          flushing = undefined;
+          failure = { error };
+        },
+      );
     };
     const interval = window.setInterval(flush, 250);
     try {
       for (;;) {
         const { value, done } = await reader.read();
+        rethrow();
         if (done) break;
         buffered += value;
         let newline: number;
@@ -196,8 +217,10 @@ export class Live {
     } finally {
       clearInterval(interval);
       flush();
-      await flushing;
+      // Each flush that ends starts the next while the batch is non-empty.
+      while (flushing) await flushing;
     }
+    rethrow();
   }
 
   private showLive(): void {
