@@ -190,10 +190,6 @@ export interface Filter {
 
 export const noFilter: Filter = { namespace: '', kind: '', object: '', type: '', reason: '', component: '', text: '' };
 
-export function isFiltered(f: Filter): boolean {
-  return Object.values(f).some((v) => v !== '');
-}
-
 /** Which rows of `c` (input events or stored events) pass `f`: a predicate compiled against its string table. */
 export function compile(f: Filter, c: StringColumns): (i: number) => boolean {
   const s = c.strings;
