@@ -3,10 +3,9 @@
 //! `wasm32-unknown-unknown` with the `release-wasm` profile, in
 //! `<target>/proxy-wasm`). The module's path is `HUSH_PROXY_WASM` at
 //! compile time; `HUSH_PROXY_WASM=FILE` at build time uses a module built
-//! elsewhere.
+//! elsewhere (a relative FILE is taken from the workspace root).
 
 use std::env;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hush_build_support::{BuildScript, Guest};
@@ -27,13 +26,23 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
+    let script = BuildScript::from_env()?;
     println!("cargo::rerun-if-env-changed=HUSH_PROXY_WASM");
     let module = match env::var_os("HUSH_PROXY_WASM").filter(|p| !p.is_empty()) {
-        Some(path) => PathBuf::from(path),
-        None => {
-            let script = BuildScript::from_env()?;
-            PLUGIN.build(&script.root, &script.artifact_dir("proxy-wasm"))?
+        // A relative path is taken from the workspace root (the tests and
+        // the benchmark read the module from their own directories).
+        Some(path) => {
+            let module = script.root.join(path);
+            if !module.is_file() {
+                return Err(format!(
+                    "HUSH_PROXY_WASM={}: no such file",
+                    module.display()
+                ));
+            }
+            println!("cargo::rerun-if-changed={}", module.display());
+            module
         }
+        None => PLUGIN.build(&script.root, &script.artifact_dir("proxy-wasm"))?,
     };
     println!("cargo::rustc-env=HUSH_PROXY_WASM={}", module.display());
     Ok(())
