@@ -10,7 +10,7 @@
 //! A guest is built for [`GUEST_TARGET`] with the [`GUEST_PROFILE`]
 //! profile, in a target directory of its own, so the nested cargo never
 //! waits on the outer build's lock; the outer build's cargo and rustc
-//! settings are cleared from its environment ([`inherited_build_setting`])
+//! settings are cleared from its environment (`inherited_build_setting`)
 //! so its flags, wrappers (clippy) and target do not leak into the guest.
 
 use std::env;
@@ -25,8 +25,8 @@ pub const GUEST_TARGET: &str = "wasm32-unknown-unknown";
 /// The workspace profile guests are built with.
 pub const GUEST_PROFILE: &str = "release-wasm";
 
-/// A build script's exit: success, or failure with the error on stderr
-/// (cargo shows it with the script's output).
+/// A build script's (or `hush-componentize`'s) exit: success, or failure
+/// with the error on stderr (cargo shows it with the script's output).
 pub fn exit(result: Result<(), String>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -142,7 +142,7 @@ impl Guest<'_> {
 
 /// Fails with the fix when `target`'s standard library is not installed
 /// for `rustc`.
-pub fn check_target(rustc: &OsStr, target: &str, needed_by: (&str, &str)) -> Result<(), String> {
+fn check_target(rustc: &OsStr, target: &str, needed_by: (&str, &str)) -> Result<(), String> {
     let output = Command::new(rustc)
         .args(["--print", "target-libdir", "--target", target])
         .output()
@@ -162,7 +162,7 @@ pub fn check_target(rustc: &OsStr, target: &str, needed_by: (&str, &str)) -> Res
 /// outer build (its target, flags, wrappers, profile), which a guest build
 /// must not inherit. Where cargo finds its registry and network settings,
 /// and the jobserver shared with the outer build, are kept.
-pub fn inherited_build_setting(key: &OsStr) -> bool {
+fn inherited_build_setting(key: &OsStr) -> bool {
     let Some(key) = key.to_str() else {
         return false;
     };

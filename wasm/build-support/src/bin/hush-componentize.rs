@@ -26,11 +26,5 @@ fn main() -> ExitCode {
         [input, output] => componentize(Path::new(input), Path::new(output)),
         _ => Err("usage: hush-componentize MODULE.wasm COMPONENT.wasm".into()),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("hush-componentize: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    hush_build_support::exit(result)
 }
