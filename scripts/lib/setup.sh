@@ -9,15 +9,16 @@
 # * It installs only what is missing; once everything is there it installs
 #   nothing and prints nothing.
 # * Before installing it says what, on stderr (`echo "installing X" >&2`):
-#   stdout is the scripts' output (scripts/run prints its table there).
+#   stdout is the scripts' output (e.g. hushd serve's address and the
+#   kubectl commands to try, which scripts/run ends by starting).
 # * It works under `set -euo pipefail` with no stdin and CI=true: a probe of
 #   a tool that may be missing is guarded (`command -v`, `|| true`), never
 #   left to fail a pipeline or a `$(...)`.
-# * It installs through ensure_debian (apt-get), `rustup target|component
+# * It installs through debian_install (apt-get), `rustup target|component
 #   add`, `cargo install`, `npm ci`, or `python3 -m venv` and that venv's pip:
-#   the test fakes exactly these. A Debian package whose command is neither
-#   its name nor one of its files in /usr/bin goes in PROVIDES in
-#   test_setup.py.
+#   the test fakes exactly these. A Debian package whose command is not its
+#   name goes in PROVIDES in test_setup.py, a crate whose binaries are not
+#   its name without -cli in CARGO_BINS.
 # * It relies on nothing a previous run left behind (node_modules, a venv,
 #   target/): it checks and installs that too.
 # * The scripts call it with literal arguments (or another ensure_* calls
@@ -35,9 +36,21 @@ ensure_debian() {
     shift
     command -v "$command" >/dev/null && return
     echo "installing $* (for $command)" >&2
-    as_root apt-get update -qq
-    # dpkg sometimes fails mid-unpack for a passing reason (its temporary
-    # files vanish): repair and retry once; a second failure stops the script.
+    debian_install "$@"
+}
+
+# Whether this script run has updated apt's package lists already.
+apt_updated=""
+
+# Installs Debian packages: apt-get update (at most once per script run),
+# then apt-get install. dpkg sometimes fails mid-unpack for a passing reason
+# (its temporary files vanish): repair and retry once; a second failure
+# stops the script.
+debian_install() {
+    if [ -z "$apt_updated" ]; then
+        as_root apt-get update -qq
+        apt_updated=yes
+    fi
     if ! apt_install "$@"; then
         echo "apt-get install $* failed; repairing and retrying once" >&2
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -f -y -qq
@@ -67,8 +80,10 @@ ensure_rust() {
     done
 }
 
-# Rust targets for the component, the browser build and the no_std check.
+# Rust targets for the component, the browser build and the no_std check
+# (with Rust itself: the build scripts that run alone call only this).
 ensure_rust_targets() {
+    ensure_rust
     local installed
     installed="$(rustup target list --installed)"
     for target in "$@"; do
@@ -88,6 +103,7 @@ locked_wasm_bindgen_version() {
 # Cargo.lock (without --locked: one of its pinned dependencies is missing
 # from the registry mirror here).
 ensure_wasm_bindgen() {
+    ensure_rust
     local want have
     want="$(locked_wasm_bindgen_version)"
     # `|| true`: a missing wasm-bindgen is the normal case on a fresh
@@ -135,8 +151,7 @@ ensure_python_venv() {
     # which has no command of its own to probe.
     if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
         echo "installing python3-venv" >&2
-        as_root apt-get update -qq
-        apt_install python3-venv
+        debian_install python3-venv
     fi
     if [ -x "$dir/bin/python" ] && [ -f "$dir/requirements.txt" ] &&
         [ "$(<"$requirements")" = "$(<"$dir/requirements.txt")" ]; then

@@ -33,12 +33,12 @@ apt-get)
     if [[ " $* " == *" install "* ]]; then
         for arg in "$@"; do
             case "$arg" in -* | install) continue ;; esac
+            echo "$arg" >>"$state/debian-packages"
+            # The commands the package puts on PATH: its name, and
+            # test_setup.py's list.
             provide "$arg"
-            # The commands the package puts on PATH: its files in a bin
-            # directory (when this machine has it), and test_setup.py's list.
-            listed="$(/usr/bin/dpkg-query -L "$arg" 2>/dev/null | grep -E '^/(usr/)?s?bin/[^/]+$' || true)"
-            for command in $(awk -v p="$arg" '$1 == p { $1 = ""; print }' "$state/provides") $listed; do
-                provide "$(basename "$command")"
+            for command in $(awk -v p="$arg" '$1 == p { $1 = ""; print }' "$state/provides"); do
+                provide "$command"
             done
         done
     fi
@@ -81,8 +81,8 @@ cargo)
             esac
             shift
         done
-        # The crate's binaries as this machine's cargo recorded them, else
-        # the crate's name without -cli.
+        # The crate's binaries as test_setup.py lists them, else the
+        # crate's name without -cli.
         commands="$(awk -v c="$crate" '$1 == c { $1 = ""; print }' "$state/cargo-bins")"
         for command in ${commands:-${crate%-cli}}; do
             provide "$command" "$version"
@@ -103,7 +103,11 @@ npm)
     esac
     ;;
 python3 | python)
-    if [[ "${1:-} ${2:-}" == "-m venv" ]]; then
+    if [[ "${1:-}" == -c && "${2:-}" == *ensurepip* ]]; then
+        # Debian's python3 lacks ensurepip until python3-venv is installed.
+        log RUN "$*"
+        grep -qx python3-venv "$state/debian-packages"
+    elif [[ "${1:-} ${2:-}" == "-m venv" ]]; then
         log INSTALL "$*"
         venv="${!#}"
         mkdir -p "$venv/bin"
@@ -118,6 +122,11 @@ python3 | python)
     ;;
 pip | pip3)
     if [[ "${1:-}" == install ]]; then log INSTALL "$*"; else log RUN "$*"; fi
+    ;;
+node)
+    log RUN "$*"
+    # Debian 12's nodejs unless the test says otherwise.
+    if [[ "$*" == "-p process.versions.node" ]]; then echo "${FAKE_NODE_VERSION:-18.20.4}"; fi
     ;;
 *)
     # A tool an installer made present.

@@ -12,7 +12,6 @@ time and checks that it installs nothing then. Run with
 `python3 scripts/lib/tests/test_setup.py` (scripts/test does).
 """
 
-import json
 import re
 import shutil
 import subprocess
@@ -32,9 +31,17 @@ BASIC = """awk basename bash cat chmod cp cut date dirname env find git grep gzi
 head id ln ls mkdir mktemp mv readlink realpath rm sed sh sha256sum sleep
 sort stat tail tar tee touch tr true false uname uniq wc xargs""".split()
 
-# Debian packages whose command is neither the package's name nor a file
-# it lists in /usr/bin (dpkg-query -L, which the fake apt-get reads).
-PROVIDES = {"build-essential": ["cc", "gcc", "make"], "kubernetes-client": ["kubectl"]}
+# Debian packages whose command is not the package's name (the fake
+# apt-get makes these and the name present).
+PROVIDES = {
+    "build-essential": ["cc", "gcc", "make"],
+    "kubernetes-client": ["kubectl"],
+    "nodejs": ["node"],
+}
+
+# Crates whose binaries are not the crate's name without -cli (the fake
+# `cargo install` makes these present).
+CARGO_BINS = {"wasm-bindgen-cli": ["wasm-bindgen", "wasm-bindgen-test-runner", "wasm2es6js"]}
 
 HOST = "x86_64-unknown-linux-gnu"
 RUST_DEFAULTS = [f"{c}-{HOST}" for c in ("cargo", "rustc", "rust-std")]
@@ -81,17 +88,6 @@ def script_calls():
     return calls
 
 
-def cargo_bins():
-    """`crate bin...` lines: the binaries `cargo install CRATE` puts on PATH,
-    as recorded on this machine (else the fake takes the crate's name)."""
-    record = Path.home() / ".cargo" / ".crates2.json"
-    lines = []
-    if record.is_file():
-        for key, install in json.loads(record.read_text()).get("installs", {}).items():
-            lines.append(" ".join([key.split()[0], *install.get("bins", [])]))
-    return "\n".join(lines) + "\n"
-
-
 class Sandbox:
     """A fresh machine and a fresh clone, in a temporary directory."""
 
@@ -118,12 +114,11 @@ class Sandbox:
         for tool in installers:
             (bin_dir / tool).symlink_to(self.state / "fake-tool.sh")
         (self.state / "log").write_text("")
+        (self.state / "debian-packages").write_text("")
         (self.state / "rust-targets").write_text(HOST + "\n")
         (self.state / "rust-components").write_text("\n".join(RUST_DEFAULTS) + "\n")
-        (self.state / "cargo-bins").write_text(cargo_bins())
-        (self.state / "provides").write_text(
-            "".join(f"{p} {' '.join(c)}\n" for p, c in PROVIDES.items())
-        )
+        for name, table in (("provides", PROVIDES), ("cargo-bins", CARGO_BINS)):
+            (self.state / name).write_text("".join(f"{k} {' '.join(v)}\n" for k, v in table.items()))
         self.path = f"{bin_dir}:{base}"
 
     def run(self, call, **env):
@@ -211,10 +206,13 @@ class FreshMachine(unittest.TestCase):
                 self.assertEqual(run.out + run.err, "", f"prints when nothing is missing{run}")
 
     def test_rust_without_rustup_is_a_clear_error(self):
-        run = fresh_run("ensure_rust", installers=("sudo", "apt-get"))
-        self.assertNotEqual(run.status, 0, run)
-        self.assertIn("rustup", run.err, run)
-        self.assertEqual(run.installs, [], run)
+        # The build scripts that run alone call only the last two.
+        for call in ("ensure_rust", "ensure_rust_targets wasm32-unknown-unknown", "ensure_wasm_bindgen"):
+            with self.subTest(call):
+                run = fresh_run(call, installers=("sudo", "apt-get"))
+                self.assertNotEqual(run.status, 0, run)
+                self.assertIn("installed with rustup", run.err, run)
+                self.assertEqual(run.installs, [], run)
 
     def test_a_failed_apt_install_is_repaired_and_retried_once(self):
         run = fresh_run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="once")
@@ -222,6 +220,23 @@ class FreshMachine(unittest.TestCase):
         attempts = [i for i in run.installs if i.endswith("install -y -qq hush-x")]
         self.assertEqual(len(attempts), 2, run)
         self.assertTrue(any("install -f" in i for i in run.installs), run)
+        self.assertIn("retrying", run.err, run)
+
+    def test_apt_lists_are_updated_once_per_script_run(self):
+        run = fresh_run("ensure_debian hush-x hush-x\nensure_debian hush-y hush-y\nensure_python_client")
+        self.assertEqual(run.status, 0, run)
+        updates = [i for i in run.installs if i.endswith("apt-get update -qq")]
+        self.assertEqual(len(updates), 1, run)
+        self.assertIn("apt-get install -y -qq python3-venv", "\n".join(run.installs), run)
+
+    def test_python3_venv_install_is_repaired_and_retried_once(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            box = Sandbox(tmp)
+            self.assertEqual(box.run("ensure_python").status, 0)
+            run = box.run("ensure_python_client", FAKE_APT_FAILS="once")
+        self.assertEqual(run.status, 0, run)
+        attempts = [i for i in run.installs if i.endswith("install -y -qq python3-venv")]
+        self.assertEqual(len(attempts), 2, run)
         self.assertIn("retrying", run.err, run)
 
     def test_an_apt_install_that_keeps_failing_stops_the_script_with_its_error(self):
