@@ -115,8 +115,25 @@ ensure_wasm_bindgen() {
     fi
 }
 
-# Node.js for the web binding's tests, Python for the vector checks.
-ensure_node() { ensure_debian node nodejs; }
+# The oldest Node.js major version the npm packages of www/ and wasm/node/
+# accept (their package-lock.json engines; playwright-core is pinned to the
+# newest release that runs on it): Debian 12's nodejs is 18.20.
+node_major_needed=18
+
+# Node.js for the web binding's tests (Debian's when it is missing), and a
+# clear stop when the one on PATH is too old for the npm packages.
+ensure_node() {
+    ensure_debian node nodejs
+    local version
+    version="$(node -p process.versions.node 2>/dev/null || true)"
+    if ! [[ "${version%%.*}" =~ ^[0-9]+$ ]] || [ "${version%%.*}" -lt "$node_major_needed" ]; then
+        echo "hush needs Node.js >= $node_major_needed; $(command -v node) is ${version:-a node whose version cannot be read}:" \
+            "install a newer one (Debian 12's nodejs is 18) and put it first on PATH" >&2
+        exit 1
+    fi
+}
+
+# Python for the vector checks.
 ensure_python() { ensure_debian python3 python3; }
 
 # npm itself (Debian's), for the packages below.

@@ -239,6 +239,13 @@ class FreshMachine(unittest.TestCase):
         self.assertEqual(len(attempts), 2, run)
         self.assertIn("retrying", run.err, run)
 
+    def test_a_node_older_than_the_npm_packages_need_is_a_clear_error(self):
+        run = fresh_run("ensure_npm_packages www", FAKE_NODE_VERSION="16.20.2")
+        self.assertNotEqual(run.status, 0, run)
+        self.assertIn("Node.js >= 18", run.err, run)
+        self.assertIn("16.20.2", run.err, run)
+        self.assertFalse(any("npm" in i for i in run.installs), run)
+
     def test_an_apt_install_that_keeps_failing_stops_the_script_with_its_error(self):
         run = fresh_run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="always")
         self.assertNotEqual(run.status, 0, run)
