@@ -43,6 +43,48 @@ function encode(events: KubeEvent[]): ArrayBuffer {
 
 class Gone extends Error {}
 
+/**
+ * Batches items for a slow `send` (the worker's replay of the whole
+ * recording) with at most one send in flight: items pushed meanwhile grow
+ * the next batch, sent as soon as the one in flight ends. A failed send
+ * stops the sending; its error is `failed`.
+ */
+export class Batcher<T> {
+  private batch: T[] = [];
+  private sending: Promise<void> | undefined;
+  /** The error of a send that failed (nothing is sent after it). */
+  failed: { error: unknown } | undefined;
+
+  constructor(private readonly send: (items: T[]) => Promise<void>) {}
+
+  push(item: T): void {
+    this.batch.push(item);
+  }
+
+  /** Sends the batch, unless a send is in flight or failed or nothing waits. */
+  flush(): void {
+    if (this.sending || this.failed || this.batch.length === 0) return;
+    const items = this.batch;
+    this.batch = [];
+    this.sending = this.send(items).then(
+      () => {
+        this.sending = undefined;
+        this.flush();
+      },
+      (error: unknown) => {
+        this.sending = undefined;
+        this.failed = { error };
+      },
+    );
+  }
+
+  /** Sends what waits; resolves once nothing is left to send or a send failed. */
+  async drain(): Promise<void> {
+    this.flush();
+    while (this.sending) await this.sending;
+  }
+}
+
 export class Live {
   private abort: AbortController | null = null;
   private timer = 0;
@@ -161,34 +203,16 @@ export class Live {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffered = '';
     // Each flush replays the whole recording in the worker, which can take
-    // longer than a tick: at most one runs at a time. Events that arrive
-    // meanwhile grow the batch, sent as soon as the flush in flight ends. A
-    // failed flush stops the watch; its events are not in the recording, so
-    // the retry lists again from scratch.
-    let batch: KubeEvent[] = [];
-    let flushing: Promise<void> | undefined;
-    let failure: { error: unknown } | undefined;
+    // longer than a tick: the batcher runs at most one at a time. A failed
+    // flush stops the watch; its events are not in the recording, so the
+    // retry lists again from scratch.
+    const batch = new Batcher<KubeEvent>((events) => this.events.events(encode(events), true));
     const rethrow = () => {
-      if (!failure) return;
+      if (!batch.failed) return;
       this.resourceVersion = '';
-      throw failure.error;
+      throw batch.failed.error;
     };
-    const flush = () => {
-      if (flushing || failure || batch.length === 0) return;
-      const events = batch;
-      batch = [];
-      flushing = this.events.events(encode(events), true).then(
-        () => {
-          flushing = undefined;
-          flush();
-        },
-        (error: unknown) => {
-          flushing = undefined;
-          failure = { error };
-        },
-      );
-    };
-    const interval = window.setInterval(flush, 250);
+    const interval = window.setInterval(() => batch.flush(), 250);
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -216,9 +240,7 @@ export class Live {
       }
     } finally {
       clearInterval(interval);
-      flush();
-      // Each flush that ends starts the next while the batch is non-empty.
-      while (flushing) await flushing;
+      await batch.drain();
     }
     rethrow();
   }

@@ -29,6 +29,57 @@ test('reconnect: at once, then 1, 2, 4 … 64 s, then every 60 s', async () => {
   );
 });
 
+test('live batches: one send at a time, what arrives meanwhile goes next in one batch, nothing is lost', async () => {
+  const { Batcher } = await load('live');
+  const sends = [];
+  let inFlight = 0;
+  let most = 0;
+  const batcher = new Batcher((items) => {
+    inFlight++;
+    most = Math.max(most, inFlight);
+    return new Promise((resolve) => sends.push({ items, done: () => (inFlight--, resolve()) }));
+  });
+  batcher.flush();
+  assert.strictEqual(sends.length, 0, 'an empty batch is not sent');
+  batcher.push(1);
+  batcher.flush();
+  // Ticks while the first send is slow: the batch grows, nothing else is sent.
+  for (let i = 2; i <= 5; i++) {
+    batcher.push(i);
+    batcher.flush();
+  }
+  assert.deepStrictEqual(sends.map((s) => s.items), [[1]]);
+  sends[0].done();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepStrictEqual(sends.map((s) => s.items), [[1], [2, 3, 4, 5]], 'the grown batch goes as soon as the send ends');
+  batcher.push(6);
+  const drained = batcher.drain();
+  sends[1].done();
+  await new Promise((resolve) => setImmediate(resolve));
+  sends[2].done();
+  await drained;
+  assert.deepStrictEqual(sends.map((s) => s.items), [[1], [2, 3, 4, 5], [6]]);
+  assert.strictEqual(most, 1);
+  assert.strictEqual(batcher.failed, undefined);
+});
+
+test('live batches: a failed send stops the sending and is reported', async () => {
+  const { Batcher } = await load('live');
+  const sent = [];
+  const batcher = new Batcher(async (items) => {
+    sent.push(items);
+    throw new Error('worker gone');
+  });
+  batcher.push(1);
+  batcher.flush();
+  batcher.push(2);
+  await batcher.drain();
+  assert.strictEqual(batcher.failed?.error?.message, 'worker gone');
+  batcher.flush();
+  await batcher.drain();
+  assert.deepStrictEqual(sent, [[1]]);
+});
+
 test('the URL keeps the view: what is written is read back, defaults stay out', async () => {
   const { readState, writeState, defaultState } = await load('url');
   assert.equal(writeState(defaultState), '');
