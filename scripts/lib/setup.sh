@@ -62,14 +62,28 @@ apt_install() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"
 }
 
+# The toolchain rust-toolchain.toml pins (its `channel`).
+pinned_toolchain() {
+    awk -F'"' '/^channel *=/ { print $2; exit }' rust-toolchain.toml
+}
+
 # Rust itself comes from rustup (Debian's rustc is too old for the 2024
-# edition); a C linker and, for the tests, rustfmt and clippy.
+# edition): the toolchain rust-toolchain.toml pins, with the components and
+# targets it lists; a C linker and, for the tests, rustfmt and clippy.
 ensure_rust() {
     if ! command -v rustup >/dev/null || ! command -v cargo >/dev/null; then
-        echo "hush needs Rust >= 1.95 installed with rustup (https://rustup.rs)" >&2
+        echo "hush needs Rust installed with rustup (https://rustup.rs); it installs the pinned toolchain itself" >&2
         exit 1
     fi
     ensure_debian cc build-essential
+    local toolchain
+    toolchain="$(pinned_toolchain)"
+    if ! rustup toolchain list | grep -q "^$toolchain-"; then
+        echo "installing the Rust toolchain $toolchain (rust-toolchain.toml)" >&2
+        # Without a name, rustup installs what rust-toolchain.toml says:
+        # the channel, its components and its targets.
+        rustup toolchain install
+    fi
     local installed
     installed="$(rustup component list --installed)"
     for component in "$@"; do

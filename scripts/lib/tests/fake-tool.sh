@@ -51,6 +51,16 @@ rustup)
     "component list --installed")
         cat "$state/rust-components"
         ;;
+    "toolchain list")
+        cat "$state/rust-toolchains"
+        ;;
+    "toolchain install")
+        # What rust-toolchain.toml in the working directory names.
+        log INSTALL "$*"
+        awk -F'"' '/^channel *=/ { print $2 "-x86_64-unknown-linux-gnu" }' rust-toolchain.toml >>"$state/rust-toolchains"
+        awk -F'"' '/^targets *=/ { for (i = 2; i <= NF; i += 2) print $i }' rust-toolchain.toml >>"$state/rust-targets"
+        awk -F'"' '/^components *=/ { for (i = 2; i <= NF; i += 2) print $i "-x86_64-unknown-linux-gnu" }' rust-toolchain.toml >>"$state/rust-components"
+        ;;
     "target add "*)
         log INSTALL "$*"
         shift 2

@@ -117,6 +117,7 @@ class Sandbox:
         (self.state / "debian-packages").write_text("")
         (self.state / "rust-targets").write_text(HOST + "\n")
         (self.state / "rust-components").write_text("\n".join(RUST_DEFAULTS) + "\n")
+        (self.state / "rust-toolchains").write_text("stable-x86_64-unknown-linux-gnu (default)\n")
         for name, table in (("provides", PROVIDES), ("cargo-bins", CARGO_BINS)):
             (self.state / name).write_text("".join(f"{k} {' '.join(v)}\n" for k, v in table.items()))
         self.path = f"{bin_dir}:{base}"
