@@ -20,6 +20,7 @@
 //! records.
 
 mod documents;
+pub mod dump;
 mod list;
 mod raw;
 mod reader;
@@ -39,7 +40,7 @@ pub use reader::{LineReader, read_text, records};
 pub const MAX_RECORD_BYTES: usize = 2 * 1024 * 1024;
 
 /// Where a record came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Position {
     /// A line of a JSON Lines stream, or the first line of a document
     /// (1-based).
