@@ -75,6 +75,11 @@ impl Sorter {
 
     /// Adds one encoded record.
     pub(crate) fn push(&mut self, key: Key, record: &[u8]) -> io::Result<()> {
+        if self.arena.capacity() == 0 {
+            // Once, up to the budget: growing by doubling would take up to
+            // twice the budget.
+            self.arena.reserve_exact(self.budget.min(1 << 30));
+        }
         let start = self.arena.len();
         self.arena.extend_from_slice(record);
         let len = u32::try_from(record.len()).map_err(io::Error::other)?;
@@ -113,9 +118,6 @@ impl Sorter {
         self.runs.push(run);
         self.index.clear();
         self.arena.clear();
-        // Give back what a large buffer took.
-        self.arena.shrink_to(self.budget.min(1 << 20));
-        self.index.shrink_to(1024);
         Ok(())
     }
 
