@@ -18,6 +18,11 @@
 //! component does, for Node and Python). All three are the same reader, so
 //! every host reads by the same rules and says the same things about bad
 //! records.
+//!
+//! [`dump`] reads dumps as people have them on top of it: a file, a
+//! folder or an archive (tar, gzip, xz, zip), JSON or YAML, every event in
+//! time order with its place (`PATH:LINE items[N]`), progress while it
+//! reads and a summary at the end.
 
 mod documents;
 pub mod dump;
