@@ -349,3 +349,84 @@ fn input_order_keeps_the_files_and_their_records_as_they_are() {
     sorted.sort_by_key(|(_, at)| *at);
     assert_ne!(got, sorted, "the file is not in time order");
 }
+
+#[test]
+fn a_cluster_info_dump_folder_reads_its_events_files_and_passes_over_the_rest() {
+    // The layout `kubectl cluster-info dump --output-directory` writes
+    // (the public dumps of it carry no licence, so it is made here): per
+    // namespace an events.json EventList among other lists, and per pod
+    // a logs.txt.
+    let dir = tempfile::tempdir().unwrap();
+    let event = |ns: &str, name: &str, second: u32| {
+        format!(
+            r#"{{"metadata": {{"name": "{name}.1", "namespace": "{ns}"}}, "involvedObject": {{"kind": "Pod", "namespace": "{ns}", "name": "{name}"}}, "reason": "Started", "type": "Normal", "lastTimestamp": "2024-05-01T10:00:{second:02}Z"}}"#
+        )
+    };
+    let list = |items: &[String]| {
+        format!(
+            "{{\n    \"kind\": \"EventList\",\n    \"apiVersion\": \"v1\",\n    \"metadata\": {{}},\n    \"items\": [\n{}\n    ]\n}}\n",
+            items.join(",\n")
+        )
+    };
+    let files = [
+        (
+            "nodes.json",
+            "{\"kind\": \"NodeList\", \"apiVersion\": \"v1\", \"items\": []}\n".to_owned(),
+        ),
+        (
+            "default/events.json",
+            list(&[event("default", "web", 30), event("default", "web", 10)]),
+        ),
+        (
+            "default/pods.json",
+            "{\"kind\": \"PodList\", \"apiVersion\": \"v1\", \"items\": []}\n".to_owned(),
+        ),
+        ("default/web/logs.txt", "GET / 200\n".to_owned()),
+        (
+            "kube-system/events.json",
+            list(&[event("kube-system", "dns", 20)]),
+        ),
+        (
+            "kube-system/dns/logs.txt",
+            "[INFO] plugin/reload\n".to_owned(),
+        ),
+    ];
+    for (path, text) in &files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let dump = dump::read_path(dir.path(), Options::default()).unwrap();
+    let summary = dump.summary().clone();
+    let got: Vec<String> = entries(dump).iter().map(|e| e.place.to_string()).collect();
+    assert_eq!(
+        got,
+        [
+            "default/events.json items[1]",
+            "kube-system/events.json items[0]",
+            "default/events.json items[0]",
+        ]
+    );
+    assert_eq!(summary.passed_over[&Skip::Log], 2);
+    assert_eq!(summary.passed_over[&Skip::NotEvents], 2);
+    // The folder's size for progress: the two events files.
+    let events_bytes = (files[1].1.len() + files[4].1.len()) as u64;
+    assert_eq!(summary.bytes, events_bytes);
+}
+
+#[test]
+fn a_truncated_archive_is_an_error_not_a_silent_end() {
+    let tgz = gzip(&tar_of_folder());
+    let cut = tgz[..tgz.len() / 2].to_vec();
+    let result = dump::read_stream("cut.tar.gz", Cursor::new(cut), None, Options::default());
+    let error = result.expect_err("a truncated archive fails");
+    assert!(
+        matches!(
+            error.kind(),
+            std::io::ErrorKind::UnexpectedEof
+                | std::io::ErrorKind::InvalidData
+                | std::io::ErrorKind::InvalidInput
+        ),
+        "{error:?}"
+    );
+}
