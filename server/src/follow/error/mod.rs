@@ -2,7 +2,7 @@
 //! report a refused connection as a chain of `client error (Connect)`,
 //! `tcp connect error` and an OS error, an untrusted certificate as a
 //! rustls error inside an I/O error, and a denied request as a `Status`;
-//! [`classify`] turns those into a [`FollowError`] that names the address,
+//! this module turns those into a [`FollowError`] that names the address,
 //! the CA that was used and the certificate the server presented, the user
 //! and how it authenticated, or the permission that is missing.
 
