@@ -86,6 +86,8 @@ pub trait Mirror: Send {
     /// of the last applied batch, or `None` (never synced: list first).
     fn resume_point(&self) -> Option<String>;
 
-    /// Applies `batch` and its checkpoint atomically: all or nothing.
+    /// Applies `batch` and its checkpoint atomically: all or nothing. The
+    /// reflector drops the future when it is told to stop; the batch must
+    /// then be applied whole or not at all (a store's transaction is).
     fn apply(&mut self, batch: Batch) -> impl Future<Output = Result<Applied, MirrorError>> + Send;
 }
