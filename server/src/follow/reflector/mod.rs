@@ -123,6 +123,19 @@ impl<M: Mirror> Reflector<M> {
     pub async fn run(mut self, shutdown: impl Future<Output = ()>) -> M {
         let mut shutdown = std::pin::pin!(shutdown);
         self.checkpoint = self.mirror.resume_point();
+        tracing::info!(
+            "following the events of {} at {} ({}), {}",
+            self.settings
+                .namespace
+                .as_ref()
+                .map_or("all namespaces".to_owned(), |n| format!("namespace {n}")),
+            self.target.server,
+            self.target.source,
+            match &self.checkpoint {
+                Some(version) => format!("resuming from version {version}"),
+                None => "listing them first".to_owned(),
+            }
+        );
         let mut step = match &self.checkpoint {
             Some(version) => {
                 self.state.set_resource_version(version);
