@@ -1,0 +1,3 @@
+//! hush's events API server as a library.
+
+pub mod follow;
