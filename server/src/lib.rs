@@ -1,6 +1,9 @@
 //! hush's events API server. Its security parts:
 //!
 //! * [`tls`]: TLS serving with reloadable certificates and a generated
-//!   CA, HTTP/2 and HTTP/1.1.
+//!   CA, HTTP/2 and HTTP/1.1;
+//! * [`auth`]: authentication, authorization and the API server's 401
+//!   and 403 answers, as a tower layer.
 
+pub mod auth;
 pub mod tls;
