@@ -15,7 +15,8 @@
 //! * [`status`]: the 401 and 403 bodies and headers;
 //! * [`layer`]: the middleware;
 //! * [`metrics`]: denials by user and verb;
-//! * [`kubeconfig`]: the kubeconfig `--write-kubeconfig` writes.
+//! * [`kubeconfig`]: the kubeconfig `--write-kubeconfig` writes;
+//! * [`setup`]: the flags, the start-up rule, starting it all.
 
 pub mod abac;
 pub mod authenticator;
@@ -25,6 +26,7 @@ pub mod kubeconfig;
 pub mod layer;
 pub mod metrics;
 pub mod request_info;
+pub mod setup;
 pub mod status;
 pub mod tokenfile;
 pub mod user;
@@ -33,4 +35,5 @@ pub mod x509;
 pub use authorizer::Authorizer;
 pub use layer::{AuthLayer, AuthOutcome};
 pub use request_info::RequestInfo;
+pub use setup::{AuthConfig, Security, SecurityConfig, check_exposure};
 pub use user::UserInfo;
