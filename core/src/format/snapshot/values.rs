@@ -7,8 +7,7 @@
 
 use alloc::vec::Vec;
 
-use super::SnapshotError;
-use super::codec::{Decode, Encode, Input};
+use super::codec::{Decode, Encode, Input, Malformed};
 use crate::legacy::aggregator::Record;
 use crate::legacy::dedup::LogEntry;
 use crate::legacy::token_bucket::TokenBucket;
@@ -28,7 +27,7 @@ macro_rules! fields {
             }
         }
         impl Decode for $type {
-            fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+            fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
                 Ok($type { $($field: Decode::decode(input)?),* })
             }
         }
@@ -143,7 +142,7 @@ impl Encode for Record {
 }
 
 impl Decode for Record {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         Ok(Record {
             messages: super::codec::decode_seq(input, 1, Decode::decode)?,
             last: Decode::decode(input)?,
@@ -167,11 +166,11 @@ impl Encode for Patch {
 }
 
 impl Decode for Patch {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         match input.byte()? {
             0 => Ok(Patch::Legacy(Decode::decode(input)?)),
             1 => Ok(Patch::Series(Decode::decode(input)?)),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }
@@ -193,14 +192,14 @@ impl Encode for WriteOp {
 }
 
 impl Decode for WriteOp {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         match input.byte()? {
             0 => Ok(WriteOp::Create(Decode::decode(input)?)),
             1 => Ok(WriteOp::Patch {
                 event: Decode::decode(input)?,
                 patch: Decode::decode(input)?,
             }),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }
@@ -228,7 +227,7 @@ impl Encode for Health {
 }
 
 impl Decode for Health {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         match input.byte()? {
             0 => Ok(Health::Healthy),
             1 => Ok(Health::Failing {
@@ -236,12 +235,12 @@ impl Decode for Health {
                     0 => Failure::Throttled,
                     1 => Failure::Unavailable,
                     2 => Failure::Unreachable,
-                    _ => return Err(SnapshotError::Corrupt),
+                    _ => return Err(Malformed),
                 },
                 failures: Decode::decode(input)?,
                 until: Decode::decode(input)?,
             }),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }
