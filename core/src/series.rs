@@ -13,17 +13,13 @@
 
 use alloc::vec::Vec;
 
+use crate::decision::{Patch, Rule, Stored, TickKind, TimerWrite, Why, WriteOp};
 use crate::key::cache::KeyHasher;
 use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
 use crate::model::event::{Event, EventSeries, sort_by_instant};
 use crate::model::options::{Options, nonzero};
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
-use crate::model::why::{Explanation, Rule, Why};
-use crate::write::patch::Patch;
-use crate::write::recorder::TickKind;
-use crate::write::sink::Stored;
-use crate::write::writer::WriteOp;
 
 /// The series count of the first patch (client-go ≥ 1.27; 1 was rejected).
 pub const SERIES_START_COUNT: i32 = 2;
@@ -43,15 +39,6 @@ pub enum SeriesDecision<'e> {
         /// Why.
         why: Why<KeyRef<'e>>,
     },
-}
-
-/// A write made by a timer or an eviction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimerWrite {
-    /// The patch (or create, if the event is gone).
-    pub op: WriteOp,
-    /// Why.
-    pub why: Explanation,
 }
 
 /// When each timer fires next.

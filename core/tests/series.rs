@@ -10,12 +10,12 @@
 mod common;
 
 use common::{Answer, Call, Host, ScriptedSink};
+use hush_core::decision::Patch;
+use hush_core::decision::stored_count;
 use hush_core::format::kube_json::Observation;
 use hush_core::format::replay::Decision;
 use hush_core::key::{KeyKind, KeyRef};
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::patch::Patch;
-use hush_core::write::store::stored_count;
 use hush_core::{
     Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectMeta, ObjectReference, Options,
     Recorder, Rule, SinkError, Stored, TickKind, TickReport, Timestamp, WriteOp, WriteStatus,

@@ -7,8 +7,8 @@
 
 use std::collections::HashMap;
 
+use hush_core::decision::Patch;
 use hush_core::format::replay::{Decision, Engine, Native};
-use hush_core::write::patch::Patch;
 use hush_core::write::store::MemoryStore;
 use hush_core::write::writer::Retried;
 use hush_core::{

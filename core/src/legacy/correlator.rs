@@ -5,8 +5,9 @@ use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 
+use crate::decision::{LegacyPatch, Rule, Stored, Why};
 use crate::key::cache::{KeyHasher, Lookup};
-use crate::key::{KeyKind, KeyRef, LegacyKeys, SpamKeyFields};
+use crate::key::{KeyKind, KeyRef, LegacyKeys};
 use crate::legacy::aggregator::{Aggregation, Aggregator, COMBINED_PREFIX};
 use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry, assign};
 use crate::legacy::spam_filter::SpamFilter;
@@ -14,11 +15,8 @@ use crate::legacy::token_bucket::{Rate, Take};
 use crate::model::error::OptionsError;
 use crate::model::event::{Event, sort_by_instant};
 use crate::model::name::raw_event_name;
-use crate::model::options::{Options, nonzero};
+use crate::model::options::{Options, SpamKeyFields, nonzero};
 use crate::model::time::Timestamp;
-use crate::model::why::{Rule, Why};
-use crate::write::patch::LegacyPatch;
-use crate::write::sink::Stored;
 
 /// The two clock readings client-go takes per event: the aggregator's, then
 /// the spam filter's. Replays use one instant for both.

@@ -8,14 +8,14 @@
 use alloc::vec::Vec;
 
 use super::codec::{Decode, Encode, Input, Malformed};
+use crate::decision::{LegacyPatch, Patch, WriteOp};
 use crate::legacy::aggregator::Record;
 use crate::legacy::dedup::LogEntry;
 use crate::legacy::token_bucket::TokenBucket;
 use crate::model::event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
 use crate::model::stats::Stats;
 use crate::series::Timers;
-use crate::write::patch::{LegacyPatch, Patch};
-use crate::write::writer::{Failure, Health, Held, WriteOp};
+use crate::write::writer::{Failure, Health, Held};
 
 /// Encodes and decodes a struct as its fields in order.
 macro_rules! fields {

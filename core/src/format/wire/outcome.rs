@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 
 use super::WireError;
-use crate::model::why::Rule;
+use crate::decision::Rule;
 use crate::write::recorder::{Action, Outcome};
 use crate::write::writer::{DropCause, WriteStatus};
 

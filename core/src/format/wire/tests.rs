@@ -1,9 +1,9 @@
 //! Tests of the enclosing module.
 
 use super::*;
+use crate::decision::Rule;
 use crate::model::event::{Event, EventSeries, EventSource, ObjectReference};
 use crate::model::time::Timestamp;
-use crate::model::why::Rule;
 use crate::write::recorder::Action;
 use alloc::vec::Vec;
 

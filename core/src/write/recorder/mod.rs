@@ -5,12 +5,13 @@
 
 mod report;
 
-pub use report::{Action, Outcome, TickKind, TickReport, TickWrite};
+pub use report::{Action, Outcome, TickReport, TickWrite};
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::decision::{LegacyPatch, Patch, Stored, TickKind, TimerWrite, Why};
 use crate::key::KeyRef;
 use crate::legacy::correlator::{Correlation, Correlator, Observed};
 use crate::model::complete::{complete_core_v1, complete_events_v1};
@@ -20,10 +21,8 @@ use crate::model::options::{Mode, Options};
 use crate::model::stats::Stats;
 use crate::model::time::Timestamp;
 use crate::model::validate;
-use crate::model::why::Why;
-use crate::series::{SeriesCorrelator, SeriesDecision, TimerWrite};
-use crate::write::patch::{LegacyPatch, Patch};
-use crate::write::sink::{Sink, Stored};
+use crate::series::{SeriesCorrelator, SeriesDecision};
+use crate::write::sink::Sink;
 use crate::write::writer::{DropCause, Request, Retried, WriteStatus, Writer};
 
 #[derive(Debug)]

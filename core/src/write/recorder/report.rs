@@ -4,12 +4,11 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::decision::{Explanation, Patch, TickKind, Why, WriteOp};
 use crate::key::KeyRef;
 use crate::model::event::Event;
 use crate::model::time::Timestamp;
-use crate::model::why::{Explanation, Why};
-use crate::write::patch::Patch;
-use crate::write::writer::{WriteOp, WriteStatus};
+use crate::write::writer::WriteStatus;
 
 /// What was done with an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,20 +45,6 @@ pub struct Outcome<'e> {
     pub why: Option<Why<KeyRef<'e>>>,
     /// How the write ended; `None` for an absorbed occurrence.
     pub write: Option<WriteStatus>,
-}
-
-/// Which timer fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
-pub enum TickKind {
-    /// Series heartbeat: open series patched with their counts.
-    Heartbeat,
-    /// Series finish check: idle series get their final count and are forgotten.
-    Finish,
-    /// Series cache full: the least recently seen open series gets its
-    /// final count before it is forgotten.
-    Evict,
 }
 
 /// A timer firing that wrote something.

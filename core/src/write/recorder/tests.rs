@@ -4,11 +4,12 @@ use alloc::format;
 use alloc::string::String;
 
 use super::*;
+use crate::decision::stored_count;
 use crate::legacy::aggregator::COMBINED_PREFIX;
 use crate::model::event::{EventSource, ObjectReference};
 use crate::model::time::NANOS_PER_SECOND;
 use crate::write::sink::Sink;
-use crate::write::store::{MemoryStore, stored_count};
+use crate::write::store::MemoryStore;
 use crate::write::writer::WriteStatus;
 
 fn at(secs: i64) -> Timestamp {
@@ -190,7 +191,7 @@ fn rebuild_reports_a_failing_listing() {
         fn create(
             &mut self,
             _: &Event,
-        ) -> Result<crate::write::sink::Stored, crate::write::sink::SinkError> {
+        ) -> Result<crate::decision::Stored, crate::write::sink::SinkError> {
             unreachable!()
         }
         fn patch(
@@ -198,7 +199,7 @@ fn rebuild_reports_a_failing_listing() {
             _: &str,
             _: &str,
             _: &Patch,
-        ) -> Result<crate::write::sink::Stored, crate::write::sink::SinkError> {
+        ) -> Result<crate::decision::Stored, crate::write::sink::SinkError> {
             unreachable!()
         }
         fn list(&mut self, _: &str, _: &str) -> Result<Vec<Event>, crate::write::sink::SinkError> {

@@ -5,10 +5,10 @@
 use alloc::string::{String, ToString};
 
 use super::{DropCause, Failure};
+use crate::decision::{Patch, Stored};
 use crate::model::event::Event;
 use crate::model::stats::Stats;
-use crate::write::patch::Patch;
-use crate::write::sink::{Sink, SinkError, Stored};
+use crate::write::sink::{Sink, SinkError};
 
 /// What one attempt means.
 #[derive(Debug)]

@@ -5,7 +5,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{DropCause, WriteOp, WriteStatus, Writer, count_dropped};
+use super::{DropCause, WriteStatus, Writer, count_dropped};
+use crate::decision::WriteOp;
 use crate::key::{KeyKind, KeyRef};
 use crate::model::event::Event;
 use crate::model::stats::Stats;

@@ -33,14 +33,15 @@ use core::num::NonZeroUsize;
 use attempt::{Attempt, attempt};
 pub(crate) use backoff::{Failure, Health};
 pub(crate) use held::Held;
-pub use op::{DropCause, Request, WriteOp, WriteStatus};
+pub use op::{DropCause, Request, WriteStatus};
 
+use crate::decision::{Stored, WriteOp};
 use crate::lru::Lru;
 use crate::model::event::Event;
 use crate::model::options::{Options, nonzero};
 use crate::model::stats::Stats;
 use crate::model::time::Timestamp;
-use crate::write::sink::{Sink, Stored};
+use crate::write::sink::Sink;
 
 /// A held write retried by the writer, with how it ended.
 #[derive(Clone, Debug, PartialEq)]

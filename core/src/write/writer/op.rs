@@ -4,42 +4,9 @@
 use alloc::borrow::Cow;
 use alloc::string::String;
 
+use crate::decision::{Patch, Stored, WriteOp};
 use crate::model::event::Event;
 use crate::model::time::Timestamp;
-use crate::write::patch::Patch;
-use crate::write::sink::Stored;
-
-/// One write to the sink.
-#[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub enum WriteOp {
-    /// POST the event.
-    Create(Event),
-    /// PATCH the event with `patch`; create `event` if it is gone.
-    Patch {
-        /// The full event, for the create fallback and for state updates.
-        event: Event,
-        /// The patch body.
-        patch: Patch,
-    },
-}
-
-impl WriteOp {
-    /// The event written.
-    pub fn event(&self) -> &Event {
-        match self {
-            WriteOp::Create(e) | WriteOp::Patch { event: e, .. } => e,
-        }
-    }
-
-    /// The patch, for a patch.
-    pub fn patch(&self) -> Option<&Patch> {
-        match self {
-            WriteOp::Create(_) => None,
-            WriteOp::Patch { patch, .. } => Some(patch),
-        }
-    }
-}
 
 /// A write about to be attempted. The event is borrowed when it goes out as
 /// it came in (a first sighting), and copied only if the write must be held.

@@ -4,13 +4,13 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::*;
+use crate::decision::{Patch, Stored};
 use crate::format::replay::{Line, LineJson, Native, Replay};
 use crate::model::event::{Event, EventSource, ObjectReference};
 use crate::model::stats::Stats;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
-use crate::write::patch::Patch;
 use crate::write::recorder::Action;
-use crate::write::sink::{Sink, SinkError, Stored};
+use crate::write::sink::{Sink, SinkError};
 use crate::write::store::MemoryStore;
 
 fn start() -> Timestamp {
