@@ -11,6 +11,7 @@
 //! - [`timer`]: which timer fired ([`TickKind`]) and the writes it asks
 //!   for ([`TimerWrite`]).
 
+pub(crate) mod name;
 pub mod op;
 pub mod patch;
 pub mod timer;

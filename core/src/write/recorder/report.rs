@@ -4,16 +4,16 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::decision::name::spelled;
 use crate::decision::{Explanation, Patch, TickKind, Why, WriteOp};
 use crate::key::KeyRef;
 use crate::model::event::Event;
 use crate::model::time::Timestamp;
 use crate::write::writer::WriteStatus;
 
-/// What was done with an event.
+/// What was done with an event. Its name ([`Action::as_str`]) is how
+/// replay lines, the component and hosts' headers spell it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum Action {
     /// Written as a new Event.
     Create,
@@ -31,6 +31,37 @@ pub enum Action {
     /// host's message.
     Trap,
 }
+
+impl Action {
+    /// Every action, in declaration order (the compact
+    /// [wire](crate::format::wire) encoding numbers them by it).
+    pub const ALL: [Action; 6] = [
+        Action::Create,
+        Action::Patch,
+        Action::Drop,
+        Action::Absorb,
+        Action::Refuse,
+        Action::Trap,
+    ];
+
+    /// The action's name, in kebab case: the only place it is spelled.
+    ///
+    /// ```
+    /// assert_eq!(hush_core::Action::Absorb.as_str(), "absorb");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Patch => "patch",
+            Action::Drop => "drop",
+            Action::Absorb => "absorb",
+            Action::Refuse => "refuse",
+            Action::Trap => "trap",
+        }
+    }
+}
+
+spelled!(Action);
 
 /// The recorder's answer for one event.
 #[derive(Debug)]

@@ -359,3 +359,16 @@ fn an_answer_that_comes_later_updates_what_the_next_write_carries() {
         assert_eq!(third.metadata.resource_version, "7", "{mode:?}");
     }
 }
+
+#[test]
+fn every_action_has_its_own_name_and_reads_back() {
+    assert_eq!(
+        Action::NAMES,
+        ["create", "patch", "drop", "absorb", "refuse", "trap"]
+    );
+    for action in Action::ALL {
+        assert_eq!(Action::from_name(action.as_str()), Some(action));
+        let json = serde_json::to_string(&action).unwrap();
+        assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), action);
+    }
+}
