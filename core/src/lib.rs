@@ -21,14 +21,15 @@
 //!   and snapshots;
 //! - [`lru`]: the bounded caches under all of them.
 //!
-//! [`Correlator`] runs the legacy stages and explains every [`Correlation`]
-//! with a [`Why`]; [`Recorder`] adds the write path. The crate is
+//! [`LegacyCorrelator`] runs the legacy stages and explains every
+//! [`Correlation`] with a [`Why`], as [`SeriesCorrelator`] does for series;
+//! [`Recorder`] runs either with the write path. The crate is
 //! `#![no_std]` with `alloc`: no I/O, no clock reads, no bindings.
 //!
 //! ```
-//! use hush_core::{Correlation, Correlator, Event, Options, Rule, Timestamp};
+//! use hush_core::{Correlation, LegacyCorrelator, Event, Options, Rule, Timestamp};
 //!
-//! let mut correlator = Correlator::new(&Options::default()).unwrap();
+//! let mut correlator = LegacyCorrelator::new(&Options::default()).unwrap();
 //! let mut event = Event::default();
 //! event.metadata.name = "web-1.17a2b3c4".into();
 //! event.involved_object.name = "web-1".into();
@@ -67,13 +68,14 @@ pub use decision::{
 };
 #[cfg(feature = "snapshot")]
 pub use format::snapshot::SnapshotError;
-pub use legacy::correlator::{CacheSizes, Correlation, Correlator, Instants, Observed};
+pub use legacy::correlator::{CacheSizes, Correlation, Instants, LegacyCorrelator, Observed};
 pub use model::error::OptionsError;
 pub use model::event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
 pub use model::options::{Mode, Options, SpamKeyFields};
 pub use model::stats::Stats;
 pub use model::time::Timestamp;
 pub use series::SeriesCorrelator;
+pub use write::memory::MemoryStore;
 pub use write::recorder::{Action, Outcome, Recorder, TickReport, TickWrite};
 pub use write::sink::{Sink, SinkError};
 pub use write::writer::{DropCause, Retried, WriteStatus};

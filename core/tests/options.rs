@@ -7,10 +7,10 @@
 
 use hush_core::format::replay::Decision;
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{
-    Action, Correlation, Correlator, Event, EventSource, Mode, ObjectReference, Options, Recorder,
-    Rule, Timestamp,
+    Action, Correlation, Event, EventSource, LegacyCorrelator, Mode, ObjectReference, Options,
+    Recorder, Rule, Timestamp,
 };
 
 fn start() -> Timestamp {
@@ -80,7 +80,7 @@ fn zero_options_are_the_defaults() {
 fn a_zero_burst_and_qps_are_client_go_s_25_and_1_per_300_s() {
     // One identical event a second for 10 minutes: 25 pass at once, then
     // one more each 300 s.
-    let mut correlator = Correlator::new(&zeros(Mode::Legacy)).unwrap();
+    let mut correlator = LegacyCorrelator::new(&zeros(Mode::Legacy)).unwrap();
     let written: Vec<i64> = (0..600)
         .filter(|s| {
             matches!(
@@ -98,7 +98,7 @@ fn a_zero_max_events_and_interval_are_client_go_s_10_in_600_s() {
     // Distinct messages a minute apart: client-go's default window (600 s)
     // and threshold (10) aggregate the 10th. Were 0 taken as is, the window
     // would reset at every gap and nothing would aggregate.
-    let mut correlator = Correlator::new(&zeros(Mode::Legacy)).unwrap();
+    let mut correlator = LegacyCorrelator::new(&zeros(Mode::Legacy)).unwrap();
     let rules: Vec<Rule> = (0..10)
         .map(|k| {
             let message = format!("0/3 nodes are available: {k}");

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use hush_core::decision::Patch;
 use hush_core::format::replay::{Decision, Engine, Native};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::write::writer::Retried;
 use hush_core::{
     DropCause, Event, EventSource, ObjectReference, Options, Recorder, Sink, SinkError, Stats,

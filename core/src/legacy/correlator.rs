@@ -108,7 +108,7 @@ pub struct CacheSizes {
 
 /// client-go's `EventCorrelator`: three LRUs and the rules between them.
 #[derive(Debug)]
-pub struct Correlator {
+pub struct LegacyCorrelator {
     pub(crate) aggregator: Aggregator,
     pub(crate) dedup: Dedup,
     pub(crate) spam: SpamFilter,
@@ -123,20 +123,20 @@ pub struct Correlator {
     /// writes retried), kept apart so `keys` stays the last correlated.
     update_keys: LegacyKeys,
     /// Buffers of the last built event and patch, given back by the
-    /// writer ([`Correlator::recycle`]), so a written repeat allocates
+    /// writer ([`LegacyCorrelator::recycle`]), so a written repeat allocates
     /// nothing.
     spare_event: Option<Box<Event>>,
     spare_message: String,
 }
 
-impl Correlator {
+impl LegacyCorrelator {
     /// A correlator with empty caches.
     pub fn new(options: &Options) -> Result<Self, OptionsError> {
         options.validate()?;
         let options = &options.populated();
         let size = nonzero(options.lru_cache_size);
         let hasher = KeyHasher::with_seed(options.hash_seed);
-        Ok(Correlator {
+        Ok(LegacyCorrelator {
             aggregator: Aggregator::new(
                 size,
                 options.max_events,
@@ -159,8 +159,8 @@ impl Correlator {
     /// copy of the event, so a dropped repeat allocates nothing.
     ///
     /// ```
-    /// use hush_core::{Correlation, Correlator, Event, Options, Timestamp};
-    /// let mut c = Correlator::new(&Options::default()).unwrap();
+    /// use hush_core::{Correlation, LegacyCorrelator, Event, Options, Timestamp};
+    /// let mut c = LegacyCorrelator::new(&Options::default()).unwrap();
     /// let mut e = Event::default();
     /// e.metadata.name = "p.1".into();
     /// e.involved_object.name = "p".into();
@@ -295,8 +295,8 @@ impl Correlator {
         }
     }
 
-    /// [`update_state_from`](Correlator::update_state_from) for the event
-    /// the last [`correlate_with`](Correlator::correlate_with) decided to
+    /// [`update_state_from`](LegacyCorrelator::update_state_from) for the event
+    /// the last [`correlate_with`](LegacyCorrelator::correlate_with) decided to
     /// write (as written, built or not), reusing the key it computed.
     pub fn update_state_from_observed(&mut self, sent: &Event, stored: &Stored) {
         let Some(hash) = self.written_key.take() else {
@@ -328,7 +328,7 @@ impl Correlator {
         );
     }
 
-    /// [`update_state`](Correlator::update_state) from the event sent and
+    /// [`update_state`](LegacyCorrelator::update_state) from the event sent and
     /// what the sink stored (the stored event shares the sent one's key
     /// fields), without copying the event.
     pub fn update_state_from(&mut self, sent: &Event, stored: &Stored) {

@@ -273,7 +273,7 @@ impl Recorder {
     /// The same state always gives the same bytes.
     ///
     /// ```
-    /// use hush_core::write::store::MemoryStore;
+    /// use hush_core::write::memory::MemoryStore;
     /// use hush_core::{Event, Options, Recorder, Timestamp};
     /// let mut recorder = Recorder::new(Options::default()).unwrap();
     /// let mut sink = MemoryStore::new();

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 
 use crate::decision::{LegacyPatch, Patch, Stored, TickKind, TimerWrite, Why};
 use crate::key::KeyRef;
-use crate::legacy::correlator::{Correlation, Correlator, Observed};
+use crate::legacy::correlator::{Correlation, LegacyCorrelator, Observed};
 use crate::model::complete::{complete_core_v1, complete_events_v1};
 use crate::model::error::OptionsError;
 use crate::model::event::Event;
@@ -31,7 +31,7 @@ use crate::write::writer::{DropCause, Request, Retried, WriteStatus, Writer};
     reason = "one engine per recorder, made once; boxing would add a load per event"
 )]
 pub(crate) enum Engine {
-    Legacy(Correlator),
+    Legacy(LegacyCorrelator),
     Series(SeriesCorrelator),
 }
 
@@ -64,7 +64,7 @@ impl Recorder {
         options.validate()?;
         let options = options.populated();
         let engine = match options.mode {
-            Mode::Legacy => Engine::Legacy(Correlator::new(&options)?),
+            Mode::Legacy => Engine::Legacy(LegacyCorrelator::new(&options)?),
             Mode::Series => Engine::Series(SeriesCorrelator::new(&options)),
         };
         Ok(Recorder {
@@ -396,7 +396,7 @@ impl Recorder {
     ///   into the same Event and its count goes on from the listed count.
     /// - Legacy mode: the dedup cache is seeded with each listed event's
     ///   count, name, resource version and first timestamp under its event
-    ///   key ([`Correlator::rebuild`]), so a repeat is patched, not created
+    ///   key ([`LegacyCorrelator::rebuild`]), so a repeat is patched, not created
     ///   again.
     ///
     /// A listing cannot restore everything: occurrences counted in memory

@@ -8,8 +8,8 @@ use crate::decision::stored_count;
 use crate::legacy::aggregator::COMBINED_PREFIX;
 use crate::model::event::{EventSource, ObjectReference};
 use crate::model::time::NANOS_PER_SECOND;
+use crate::write::memory::MemoryStore;
 use crate::write::sink::Sink;
-use crate::write::store::MemoryStore;
 use crate::write::writer::WriteStatus;
 
 fn at(secs: i64) -> Timestamp {

@@ -9,9 +9,9 @@ use crate::format::replay::{Line, LineJson, Native, Replay};
 use crate::model::event::{Event, EventSource, ObjectReference};
 use crate::model::stats::Stats;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
+use crate::write::memory::MemoryStore;
 use crate::write::recorder::Action;
 use crate::write::sink::{Sink, SinkError};
-use crate::write::store::MemoryStore;
 
 fn start() -> Timestamp {
     Timestamp::from_secs(1_714_557_600)
