@@ -15,7 +15,7 @@ use crate::legacy::token_bucket::TokenBucket;
 use crate::model::event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
 use crate::model::stats::Stats;
 use crate::series::Timers;
-use crate::write::writer::{Failure, Health, Held};
+use crate::write::writer::{Failure, Health, Held, Retry};
 
 /// Encodes and decodes a struct as its fields in order.
 macro_rules! fields {
@@ -84,8 +84,8 @@ fields!(LogEntry {
 });
 fields!(TokenBucket { tokens, last });
 fields!(Timers { finish, heartbeat });
-fields!(Held {
-    op,
+fields!(Held { op, retry });
+fields!(Retry {
     attempts,
     retry_at,
     error,

@@ -7,7 +7,6 @@ mod report;
 
 pub use report::{Action, Outcome, TickReport, TickWrite};
 
-use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
@@ -23,7 +22,7 @@ use crate::model::time::Timestamp;
 use crate::model::validate;
 use crate::series::{SeriesCorrelator, SeriesDecision};
 use crate::write::sink::Sink;
-use crate::write::writer::{DropCause, Request, Retried, WriteStatus, Writer};
+use crate::write::writer::{DropCause, Retried, WriteStatus, Writer};
 
 #[derive(Debug)]
 #[expect(
@@ -147,7 +146,7 @@ impl Recorder {
                         }
                     }
                     SeriesDecision::Write { op, why } => {
-                        self.write_observed(&Request::from(*op), why, now, sink, detail)
+                        self.write_observed(op.event(), op.patch(), why, now, sink, detail)
                     }
                 }
             }
@@ -188,13 +187,10 @@ impl Recorder {
                     Observed::Input(event) => event,
                     Observed::Built(event) => built.insert(event),
                 };
-                let request = Request {
-                    event: Cow::Borrowed(sent),
-                    patch: patch.map(Patch::Legacy),
-                };
-                let outcome = self.write_observed(&request, why, now, sink, detail);
+                let patch = patch.map(Patch::Legacy);
+                let outcome = self.write_observed(sent, patch.as_ref(), why, now, sink, detail);
                 // The built event and the patch go back for the next repeat.
-                let patch = match request.patch {
+                let patch = match patch {
                     Some(Patch::Legacy(patch)) => Some(patch),
                     _ => None,
                 };
@@ -206,27 +202,26 @@ impl Recorder {
         }
     }
 
-    /// Writes `request`, an observed event's create or patch, and reports it.
+    /// Writes an observed event's create (or with `patch`, its patch), and
+    /// reports it.
     fn write_observed<'e>(
         &mut self,
-        request: &Request<'_>,
+        sent: &Event,
+        patch: Option<&Patch>,
         why: Why<KeyRef<'e>>,
         now: Timestamp,
         sink: &mut dyn Sink,
         detail: bool,
     ) -> Outcome<'e> {
-        let action = match request.patch {
+        let action = match patch {
             Some(_) => Action::Patch,
             None => Action::Create,
         };
+        let status = self.submit(sent, patch, now, sink);
         let (event, patch) = match detail {
-            true => (
-                Some(Box::new(Event::clone(&request.event))),
-                request.patch.clone(),
-            ),
+            true => (Some(Box::new(sent.clone())), patch.cloned()),
             false => (None, None),
         };
-        let status = self.submit(request, now, sink);
         Outcome {
             action,
             event,
@@ -238,34 +233,30 @@ impl Recorder {
 
     /// Writes one timer-made write through the write path.
     fn write_timer(&mut self, write: TimerWrite, now: Timestamp, sink: &mut dyn Sink) -> TickWrite {
-        let request = Request::from(write.op);
-        let status = self.submit(&request, now, sink);
-        TickWrite {
-            op: request.into_op(),
-            why: write.why,
-            status,
-        }
+        let TimerWrite { op, why } = write;
+        let status = self.submit(op.event(), op.patch(), now, sink);
+        TickWrite { op, why, status }
     }
 
-    /// Writes `request` now, or holds it (due retries first); every write
-    /// the sink stores updates the engine (for `request` itself, with the
-    /// key the correlator computed for it).
+    /// Writes `event` (a patch of it with `patch`) now, or holds it (due
+    /// retries first); every write the sink stores updates the engine (for
+    /// `event` itself, with the key the correlator computed for it).
     fn submit(
         &mut self,
-        request: &Request<'_>,
+        event: &Event,
+        patch: Option<&Patch>,
         now: Timestamp,
         sink: &mut dyn Sink,
     ) -> WriteStatus {
-        let requested: &Event = &request.event;
         let done = &mut |sent: &Event, stored: &Stored| match &mut self.engine {
             // Held writes retried first are other events, in other places.
-            Engine::Legacy(correlator) if core::ptr::eq(sent, requested) => {
+            Engine::Legacy(correlator) if core::ptr::eq(sent, event) => {
                 correlator.update_state_from_observed(sent, stored)
             }
             engine => engine.written(sent, stored),
         };
         self.writer
-            .submit(request, now, sink, &mut self.stats, done)
+            .submit(event, patch, now, sink, &mut self.stats, done)
     }
 
     /// Updates the correlator with what the sink stored for `sent`, when

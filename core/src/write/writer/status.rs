@@ -1,50 +1,10 @@
-//! What a write is ([`WriteOp`], borrowed as a [`Request`] until it must be
-//! held) and how it ended ([`WriteStatus`], [`DropCause`]).
+//! How a write ended ([`WriteStatus`]), and why one was dropped
+//! ([`DropCause`]).
 
-use alloc::borrow::Cow;
 use alloc::string::String;
 
-use crate::decision::{Patch, Stored, WriteOp};
-use crate::model::event::Event;
+use crate::decision::Stored;
 use crate::model::time::Timestamp;
-
-/// A write about to be attempted. The event is borrowed when it goes out as
-/// it came in (a first sighting), and copied only if the write must be held.
-#[derive(Clone, Debug)]
-pub struct Request<'a> {
-    /// The event written (for a patch: the full event, for the create fallback).
-    pub event: Cow<'a, Event>,
-    /// The patch, for a patch.
-    pub patch: Option<Patch>,
-}
-
-impl Request<'_> {
-    /// The owned write, as the held queue keeps it.
-    pub fn into_op(self) -> WriteOp {
-        match self.patch {
-            None => WriteOp::Create(self.event.into_owned()),
-            Some(patch) => WriteOp::Patch {
-                event: self.event.into_owned(),
-                patch,
-            },
-        }
-    }
-}
-
-impl From<WriteOp> for Request<'static> {
-    fn from(op: WriteOp) -> Self {
-        match op {
-            WriteOp::Create(e) => Request {
-                event: Cow::Owned(e),
-                patch: None,
-            },
-            WriteOp::Patch { event, patch } => Request {
-                event: Cow::Owned(event),
-                patch: Some(patch),
-            },
-        }
-    }
-}
 
 /// What happened to a write.
 #[derive(Clone, Debug, PartialEq)]
