@@ -109,9 +109,9 @@ pub struct CacheSizes {
 /// client-go's `EventCorrelator`: three LRUs and the rules between them.
 #[derive(Debug)]
 pub struct LegacyCorrelator {
-    pub(crate) aggregator: Aggregator,
-    pub(crate) dedup: Dedup,
-    pub(crate) spam: SpamFilter,
+    pub(super) aggregator: Aggregator,
+    pub(super) dedup: Dedup,
+    pub(super) spam: SpamFilter,
     spam_key: SpamKeyFields,
     hasher: KeyHasher,
     /// The keys of the event last correlated.

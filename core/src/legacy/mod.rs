@@ -10,6 +10,8 @@
 
 pub mod aggregator;
 pub mod correlator;
-pub(crate) mod dedup;
-pub(crate) mod spam_filter;
+mod dedup;
+#[cfg(feature = "snapshot")]
+mod snapshot;
+mod spam_filter;
 pub mod token_bucket;

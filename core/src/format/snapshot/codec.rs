@@ -19,24 +19,25 @@ use alloc::vec::Vec;
 
 #[cfg(doc)]
 use super::SnapshotError;
+use crate::lru::Lru;
 use crate::model::time::Timestamp;
 
 /// Bytes that are not what the format allows at the place being read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Malformed;
+pub(crate) struct Malformed;
 
 /// Appends values to a snapshot.
-pub(super) trait Encode {
+pub(crate) trait Encode {
     fn encode(&self, out: &mut Vec<u8>);
 }
 
 /// Reads values back.
-pub(super) trait Decode: Sized {
+pub(crate) trait Decode: Sized {
     fn decode(input: &mut Input<'_>) -> Result<Self, Malformed>;
 }
 
 /// The bytes still to read.
-pub(super) struct Input<'a> {
+pub(crate) struct Input<'a> {
     bytes: &'a [u8],
     /// How many bytes there were at the start.
     len: usize,
@@ -60,7 +61,7 @@ impl<'a> Input<'a> {
         self.bytes.is_empty()
     }
 
-    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], Malformed> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], Malformed> {
         if n > self.bytes.len() {
             return Err(Malformed);
         }
@@ -69,14 +70,14 @@ impl<'a> Input<'a> {
         Ok(head)
     }
 
-    pub(super) fn byte(&mut self) -> Result<u8, Malformed> {
+    pub(crate) fn byte(&mut self) -> Result<u8, Malformed> {
         Ok(self.take(1)?[0])
     }
 
     // Snapshots are not hot: one copy of each primitive keeps the
     // component small.
     #[inline(never)]
-    pub(super) fn varint(&mut self) -> Result<u64, Malformed> {
+    pub(crate) fn varint(&mut self) -> Result<u64, Malformed> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -93,7 +94,7 @@ impl<'a> Input<'a> {
 
     /// A length of items at least `min_item_bytes` long each: never more
     /// than the bytes left could hold.
-    pub(super) fn len(&mut self, min_item_bytes: usize) -> Result<usize, Malformed> {
+    pub(crate) fn len(&mut self, min_item_bytes: usize) -> Result<usize, Malformed> {
         let n = usize::try_from(self.varint()?).map_err(|_| Malformed)?;
         match n.checked_mul(min_item_bytes.max(1)) {
             Some(bytes) if bytes <= self.bytes.len() => Ok(n),
@@ -102,8 +103,29 @@ impl<'a> Input<'a> {
     }
 }
 
+/// Encodes and decodes a struct as its fields in the order listed.
+/// Structs are taken apart and rebuilt with every field named, so a field
+/// added to one of them does not compile until it is listed here too.
+macro_rules! fields {
+    ($type:ident { $($field:ident),* $(,)? }) => {
+        impl Encode for $type {
+            fn encode(&self, out: &mut Vec<u8>) {
+                let $type { $($field),* } = self;
+                $($field.encode(out);)*
+            }
+        }
+        impl Decode for $type {
+            fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
+                Ok($type { $($field: Decode::decode(input)?),* })
+            }
+        }
+    };
+}
+
+pub(crate) use fields;
+
 #[inline(never)]
-pub(super) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
         n >>= 7;
@@ -279,7 +301,7 @@ impl Decode for BTreeMap<String, String> {
 }
 
 /// Reads a sequence of `len` items, each at least `min_item_bytes` long.
-pub(super) fn decode_seq<T>(
+pub(crate) fn decode_seq<T>(
     input: &mut Input<'_>,
     min_item_bytes: usize,
     mut item: impl FnMut(&mut Input<'_>) -> Result<T, Malformed>,
@@ -290,6 +312,34 @@ pub(super) fn decode_seq<T>(
         items.push(item(input)?);
     }
     Ok(items)
+}
+
+/// Writes an LRU: its length, then `(key bytes, value)` pairs, least
+/// recently used first.
+pub(crate) fn put_lru<V: Encode>(out: &mut Vec<u8>, lru: &Lru<V>) {
+    put_varint(out, lru.len() as u64);
+    for (key, value) in lru.iter_oldest_first() {
+        key.as_bytes().encode(out);
+        value.encode(out);
+    }
+}
+
+/// Re-inserts an LRU's entries oldest first, so the most recent come out
+/// most recent; a smaller cache keeps the newest. Returns how many were
+/// dropped.
+pub(crate) fn read_lru<V: Decode>(
+    input: &mut Input<'_>,
+    lru: &mut Lru<V>,
+) -> Result<u64, Malformed> {
+    // An entry is at least a key length and a value byte.
+    let entries = input.len(2)?;
+    let mut dropped = 0;
+    for _ in 0..entries {
+        let key = Vec::<u8>::decode(input)?;
+        let value = V::decode(input)?;
+        dropped += u64::from(lru.insert(&key, value).is_some());
+    }
+    Ok(dropped)
 }
 
 #[cfg(test)]

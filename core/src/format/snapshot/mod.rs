@@ -12,11 +12,15 @@
 //! | … | the payload |
 //! | 4 | the checksum: CRC-32C (Castagnoli) of every byte before it, little-endian |
 //!
-//! The payload is written by hand (`codec` has the primitives, `values`
-//! each type; no serialisation framework, so the component stays small):
-//! the mode's correlator state, the writer's state and the [`Stats`].
-//! Every LRU is written as its length, then `(encoded key bytes, value)`
-//! pairs, least recently used first:
+//! The payload is written by hand, with no serialisation framework, so the
+//! component stays small: `codec` has the primitives, `values` the model's
+//! and the decisions' types, and each part of the recorder writes and
+//! reads its own state through one trait (`Snapshot`, implemented beside
+//! each legacy stage, the series correlator, the writer and the recorder,
+//! whose fields stay private to them). The payload is the mode's
+//! correlator state, the writer's state, then the [`Stats`]. Every LRU is
+//! written as its length, then `(encoded key bytes, value)` pairs, least
+//! recently used first:
 //!
 //! - legacy: the aggregator's groups (each window's messages sorted, so the
 //!   bytes do not depend on arrival order), the dedup stage's entries, the
@@ -56,17 +60,31 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-mod codec;
+pub(crate) mod codec;
 mod values;
 
-use codec::{Decode, Encode, Input, Malformed, put_varint};
+use codec::{Input, Malformed};
 
-use crate::lru::Lru;
 use crate::model::error::OptionsError;
 use crate::model::options::{Mode, Options};
 #[cfg(doc)]
 use crate::model::stats::Stats;
-use crate::write::recorder::{Engine, Recorder};
+use crate::write::recorder::Recorder;
+
+/// A part of a recorder that writes its own state into a snapshot and
+/// reads it back: each legacy stage, the series correlator, the writer,
+/// and the recorder around them. The parts keep their fields to
+/// themselves; this trait and the [`codec`]'s primitives are all a
+/// snapshot sees of them.
+pub(crate) trait Snapshot {
+    /// Appends this part's state.
+    fn save(&self, out: &mut Vec<u8>);
+
+    /// Reads the state [`save`](Snapshot::save) wrote into this part, which
+    /// was made from the restoring options. Returns how many entries did
+    /// not fit its (now smaller) caches and were dropped, oldest first.
+    fn load(&mut self, input: &mut Input<'_>) -> Result<u64, Malformed>;
+}
 
 /// The first bytes of every snapshot.
 pub const MAGIC: [u8; 4] = *b"HUSH";
@@ -178,31 +196,6 @@ impl fmt::Display for SnapshotError {
 
 impl core::error::Error for SnapshotError {}
 
-/// Writes an LRU: its length, then `(key bytes, value)` pairs, least
-/// recently used first.
-fn put_lru<V: Encode>(out: &mut Vec<u8>, lru: &Lru<V>) {
-    put_varint(out, lru.len() as u64);
-    for (key, value) in lru.iter_oldest_first() {
-        key.as_bytes().encode(out);
-        value.encode(out);
-    }
-}
-
-/// Re-inserts an LRU's entries oldest first, so the most recent come out
-/// most recent; a smaller cache keeps the newest. Returns how many were
-/// dropped.
-fn read_lru<V: Decode>(input: &mut Input<'_>, lru: &mut Lru<V>) -> Result<u64, Malformed> {
-    // An entry is at least a key length and a value byte.
-    let entries = input.len(2)?;
-    let mut dropped = 0;
-    for _ in 0..entries {
-        let key = Vec::<u8>::decode(input)?;
-        let value = V::decode(input)?;
-        dropped += u64::from(lru.insert(&key, value).is_some());
-    }
-    Ok(dropped)
-}
-
 fn mode_byte(mode: Mode) -> u8 {
     match mode {
         Mode::Legacy => 0,
@@ -298,31 +291,11 @@ impl Recorder {
         let mut out = Vec::with_capacity(256);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.push(mode_byte(self.options.mode));
-        self.put_payload(&mut out);
+        out.push(mode_byte(self.options().mode));
+        Snapshot::save(self, &mut out);
         let sum = checksum(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
-    }
-
-    /// Appends the recorder's state: the engine's, the writer's, the counters.
-    fn put_payload(&self, out: &mut Vec<u8>) {
-        match &self.engine {
-            Engine::Legacy(c) => {
-                put_lru(out, &c.aggregator.cache);
-                put_lru(out, &c.dedup.cache);
-                put_lru(out, &c.spam.cache);
-            }
-            Engine::Series(s) => {
-                put_lru(out, &s.cache);
-                s.timers.encode(out);
-            }
-        }
-        let writer = &self.writer;
-        put_lru(out, &writer.held);
-        writer.health.encode(out);
-        writer.rng.get_seed().encode(out);
-        self.stats().encode(out);
     }
 
     /// A recorder with the state of `bytes`, a [`snapshot`](Recorder::snapshot),
@@ -355,36 +328,11 @@ impl Recorder {
             version,
             offset: HEADER_LEN + input.offset(),
         };
-        recorder
-            .read_payload(input)
-            .map_err(|Malformed| corrupt(input))?;
+        Snapshot::load(&mut recorder, input).map_err(|Malformed| corrupt(input))?;
         if !input.is_empty() {
             return Err(corrupt(input));
         }
         Ok(recorder)
-    }
-
-    /// Reads the state [`put_payload`](Recorder::put_payload) wrote into
-    /// this recorder, made from the restoring options.
-    fn read_payload(&mut self, input: &mut Input<'_>) -> Result<(), Malformed> {
-        match &mut self.engine {
-            Engine::Legacy(c) => {
-                read_lru(input, &mut c.aggregator.cache)?;
-                read_lru(input, &mut c.dedup.cache)?;
-                read_lru(input, &mut c.spam.cache)?;
-            }
-            Engine::Series(s) => {
-                read_lru(input, &mut s.cache)?;
-                s.timers = Decode::decode(input)?;
-            }
-        }
-        let writer = &mut self.writer;
-        let dropped = read_lru(input, &mut writer.held)?;
-        writer.health = Decode::decode(input)?;
-        writer.rng = fastrand::Rng::with_seed(Decode::decode(input)?);
-        self.stats = Decode::decode(input)?;
-        self.stats.dropped_held_queue_full += dropped;
-        Ok(())
     }
 }
 

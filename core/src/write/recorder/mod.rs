@@ -4,6 +4,8 @@
 //! what it did and why.
 
 mod report;
+#[cfg(feature = "snapshot")]
+mod snapshot;
 
 pub use report::{Action, Outcome, TickReport, TickWrite};
 
@@ -29,7 +31,7 @@ use crate::write::writer::{DropCause, Retried, WriteStatus, Writer};
     clippy::large_enum_variant,
     reason = "one engine per recorder, made once; boxing would add a load per event"
 )]
-pub(crate) enum Engine {
+enum Engine {
     Legacy(LegacyCorrelator),
     Series(SeriesCorrelator),
 }
@@ -47,11 +49,11 @@ impl Engine {
 /// A correlator with its write path.
 #[derive(Debug)]
 pub struct Recorder {
-    pub(crate) options: Options,
-    pub(crate) engine: Engine,
-    pub(crate) writer: Writer,
+    options: Options,
+    engine: Engine,
+    writer: Writer,
     /// The counters; its gauges are filled in by [`Recorder::stats`].
-    pub(crate) stats: Stats,
+    stats: Stats,
     /// Writes made while observing (evictions), reported by the next `tick`.
     side_reports: Vec<TickReport>,
 }
@@ -351,13 +353,13 @@ impl Recorder {
     /// Whether anything is left to write: open series or cached
     /// singletons (series mode), or held writes.
     pub fn has_pending(&self) -> bool {
-        self.has_pending_series() || !self.writer.held.is_empty()
+        self.has_pending_series() || self.writer.held_len() > 0
     }
 
     /// Counters, with the gauges (held writes, cache sizes) as they are now.
     pub fn stats(&self) -> Stats {
         let mut s = self.stats;
-        s.held = u32::try_from(self.writer.held.len()).unwrap_or(u32::MAX);
+        s.held = u32::try_from(self.writer.held_len()).unwrap_or(u32::MAX);
         match &self.engine {
             Engine::Legacy(c) => {
                 let sizes = c.cache_sizes();

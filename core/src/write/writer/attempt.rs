@@ -4,7 +4,8 @@
 
 use alloc::string::{String, ToString};
 
-use super::{DropCause, Failure};
+use super::DropCause;
+use super::backoff::Failure;
 use crate::decision::{Patch, Stored};
 use crate::model::event::Event;
 use crate::model::stats::Stats;

@@ -16,15 +16,15 @@ use crate::model::time::Timestamp;
 /// Where a write stands in its retries: what a held write keeps, and
 /// what an attempt that asks for another one settles to.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Retry {
+pub(super) struct Retry {
     /// Attempts that failed so far (of this write and of the writes for the
     /// same Event it replaced).
-    pub(crate) attempts: u32,
+    pub(super) attempts: u32,
     /// Not tried again before this instant: its own backoff after a failure
     /// of its own; a paused sink holds it longer.
-    pub(crate) retry_at: Timestamp,
+    pub(super) retry_at: Timestamp,
     /// The last failure, for the drop cause if it is given up.
-    pub(crate) error: String,
+    pub(super) error: String,
 }
 
 impl Retry {
@@ -41,11 +41,11 @@ impl Retry {
 
 /// A write waiting for another attempt.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Held {
+pub(super) struct Held {
     /// The write.
-    pub(crate) op: WriteOp,
+    pub(super) op: WriteOp,
     /// Where it stands.
-    pub(crate) retry: Retry,
+    pub(super) retry: Retry,
 }
 
 /// The held queue's key for `event`: its namespace and name.

@@ -25,14 +25,16 @@
 mod attempt;
 mod backoff;
 mod held;
+#[cfg(feature = "snapshot")]
+mod snapshot;
 mod status;
 
 use alloc::vec::Vec;
 use core::num::NonZeroUsize;
 
 use attempt::{Attempt, attempt};
-pub(crate) use backoff::{Failure, Health};
-pub(crate) use held::{Held, Retry};
+use backoff::Health;
+use held::{Held, Retry};
 pub use status::{DropCause, WriteStatus};
 
 use crate::decision::{Patch, Stored, WriteOp};
@@ -55,9 +57,9 @@ pub struct Retried {
 /// The held queue and the sink's health.
 #[derive(Debug)]
 pub(crate) struct Writer {
-    pub(crate) held: Lru<Held>,
-    pub(crate) health: Health,
-    pub(crate) rng: fastrand::Rng,
+    held: Lru<Held>,
+    health: Health,
+    rng: fastrand::Rng,
     /// Held writes retried since the last `take_retried`, oldest first.
     retried: Vec<Retried>,
     initial_nanos: i64,
@@ -90,6 +92,11 @@ impl Writer {
     /// Capacity of the held queue.
     pub(crate) fn held_capacity(&self) -> NonZeroUsize {
         self.held.capacity()
+    }
+
+    /// Writes held now.
+    pub(crate) fn held_len(&self) -> usize {
+        self.held.len()
     }
 
     /// Held writes retried since the last call, oldest first.

@@ -13,6 +13,9 @@
 
 use alloc::vec::Vec;
 
+#[cfg(feature = "snapshot")]
+mod snapshot;
+
 use crate::decision::{Patch, Rule, Stored, TickKind, TimerWrite, Why, WriteOp};
 use crate::key::cache::KeyHasher;
 use crate::key::{KeyKind, KeyRef};
@@ -43,16 +46,16 @@ pub enum SeriesDecision<'e> {
 
 /// When each timer fires next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Timers {
-    pub(crate) finish: Timestamp,
-    pub(crate) heartbeat: Timestamp,
+struct Timers {
+    finish: Timestamp,
+    heartbeat: Timestamp,
 }
 
 /// The series cache and its two timers.
 #[derive(Debug)]
 pub struct SeriesCorrelator {
-    pub(crate) cache: Lru<Event>,
-    pub(crate) timers: Option<Timers>,
+    cache: Lru<Event>,
+    timers: Option<Timers>,
     finish_nanos: i64,
     heartbeat_nanos: i64,
     key_buf: Vec<u8>,
