@@ -19,7 +19,8 @@
 //!   held writes and backoff, an in-memory store);
 //! - [`format`]: Kubernetes JSON, the compact wire encoding, replay lines
 //!   and snapshots;
-//! - [`lru`]: the bounded caches under all of them.
+//! - [`lru`]: the bounded caches under all of them;
+//! - `testing` (feature `testing`): builders the tests share.
 //!
 //! [`LegacyCorrelator`] runs the legacy stages and explains every
 //! [`Correlation`] with a [`Why`], as [`SeriesCorrelator`] does for series;
@@ -61,6 +62,8 @@ pub mod legacy;
 pub mod lru;
 pub mod model;
 pub mod series;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod write;
 
 pub use decision::{

@@ -6,40 +6,16 @@
 //! non-finite rate is refused, with a message that says what 0 means.
 
 use hush_core::format::replay::Decision;
-use hush_core::model::time::NANOS_PER_SECOND;
+use hush_core::testing::{at, kubelet_event, pod};
 use hush_core::write::memory::MemoryStore;
-use hush_core::{
-    Action, Correlation, Event, EventSource, LegacyCorrelator, Mode, ObjectReference, Options,
-    Recorder, Rule, Timestamp,
-};
+use hush_core::{Action, Correlation, Event, LegacyCorrelator, Mode, Options, Recorder, Rule};
 
-fn start() -> Timestamp {
-    Timestamp::from_secs(1_714_557_600)
-}
-
-fn at(secs: i64) -> Timestamp {
-    start().plus_nanos(secs * NANOS_PER_SECOND)
-}
-
+/// A kubelet warning about pod prod/web-1, counted once as client-go's
+/// recorder hands it to the correlator.
 fn event(reason: &str, message: &str) -> Event {
     Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "prod".into(),
-            name: "web-1".into(),
-            uid: "u1".into(),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        type_: "Warning".into(),
-        reason: reason.into(),
-        message: message.into(),
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
         count: 1,
-        ..Default::default()
+        ..kubelet_event(pod("prod", "web-1"), "Warning", reason, message)
     }
 }
 

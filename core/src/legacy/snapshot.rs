@@ -103,7 +103,7 @@ mod tests {
 
     use super::*;
     use crate::key::cache::{KeyHasher, Lookup};
-    use crate::model::time::Timestamp;
+    use crate::testing::START;
 
     #[test]
     fn aggregator_windows_serialise_sorted() {
@@ -113,9 +113,8 @@ mod tests {
         let save = |order: &mut dyn Iterator<Item = &String>| {
             let capacity = NonZeroUsize::new(16).unwrap();
             let mut aggregator = Aggregator::new(capacity, 10, 600, KeyHasher::default());
-            let now = Timestamp::from_secs(1_714_557_600);
             for m in order {
-                aggregator.aggregate(Lookup::from(b"group"), m, now);
+                aggregator.aggregate(Lookup::from(b"group"), m, START);
             }
             let mut bytes = Vec::new();
             aggregator.save(&mut bytes);

@@ -6,35 +6,14 @@ use alloc::string::String;
 use super::*;
 use crate::decision::stored_count;
 use crate::legacy::aggregator::COMBINED_PREFIX;
-use crate::model::event::{EventSource, ObjectReference};
-use crate::model::time::NANOS_PER_SECOND;
+use crate::testing::{at, kubelet_backoff, pod};
 use crate::write::memory::MemoryStore;
 use crate::write::sink::Sink;
 use crate::write::writer::WriteStatus;
 
-fn at(secs: i64) -> Timestamp {
-    Timestamp::from_secs(1_714_557_600).plus_nanos(secs * NANOS_PER_SECOND)
-}
-
+/// The kubelet's BackOff about pod shop/`object`.
 fn backoff(object: &str) -> Event {
-    Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "shop".into(),
-            name: object.into(),
-            uid: format!("uid-{object}"),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        type_: "Warning".into(),
-        reason: "BackOff".into(),
-        message: "Back-off restarting failed container".into(),
-        ..Default::default()
-    }
+    kubelet_backoff(pod("shop", object))
 }
 
 fn options(mode: Mode) -> Options {

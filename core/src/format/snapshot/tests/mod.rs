@@ -6,36 +6,17 @@ use alloc::vec::Vec;
 use super::*;
 use crate::decision::{Patch, Stored};
 use crate::format::replay::{Line, LineJson, Native, Replay};
-use crate::model::event::{Event, EventSource, ObjectReference};
+use crate::model::event::Event;
 use crate::model::stats::Stats;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
+use crate::testing::{START, kubelet_event, pod};
 use crate::write::memory::MemoryStore;
 use crate::write::recorder::Action;
 use crate::write::sink::{Sink, SinkError};
 
-fn start() -> Timestamp {
-    Timestamp::from_secs(1_714_557_600)
-}
-
+/// A kubelet event about pod shop/`object`.
 fn event(object: &str, type_: &str, reason: &str, message: &str) -> Event {
-    Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "shop".into(),
-            name: object.into(),
-            uid: format!("uid-{object}"),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        type_: type_.into(),
-        reason: reason.into(),
-        message: message.into(),
-        ..Default::default()
-    }
+    kubelet_event(pod("shop", object), type_, reason, message)
 }
 
 /// About 75 minutes of a small cluster, 30 s a step: a crashloop that
@@ -46,7 +27,7 @@ fn event(object: &str, type_: &str, reason: &str, message: &str) -> Event {
 fn stream() -> Vec<(Event, Timestamp)> {
     let mut out = Vec::new();
     for i in 0..150i64 {
-        let t = start().plus_nanos(i * 30 * NANOS_PER_SECOND);
+        let t = START.plus_nanos(i * 30 * NANOS_PER_SECOND);
         if !(90..120).contains(&i) {
             let backoff = event(
                 "web-1",
@@ -276,7 +257,7 @@ fn a_smaller_cache_keeps_the_most_recent_entries() {
     let mut events = Vec::new();
     for i in 0..5 {
         let mut e = event(&format!("pod-{i}"), "Warning", "BackOff", "m");
-        let now = start().plus_nanos(i * NANOS_PER_SECOND);
+        let now = START.plus_nanos(i * NANOS_PER_SECOND);
         recorder.prepare(&mut e, now);
         recorder.observe(&e, now, &mut sink, false);
         events.push(e);
@@ -292,7 +273,7 @@ fn a_smaller_cache_keeps_the_most_recent_entries() {
         (2, 2),
         "{stats:?}"
     );
-    let later = start().plus_nanos(60 * NANOS_PER_SECOND);
+    let later = START.plus_nanos(60 * NANOS_PER_SECOND);
     // The two most recent are remembered: their repeats are patches.
     for (e, action) in events.iter().rev().zip([
         Action::Patch,
@@ -316,7 +297,7 @@ fn held_writes_dropped_by_a_smaller_queue_are_counted() {
     };
     for i in 0..4 {
         let mut e = event(&format!("pod-{i}"), "Warning", "BackOff", "m");
-        let now = start().plus_nanos(i * NANOS_PER_SECOND);
+        let now = START.plus_nanos(i * NANOS_PER_SECOND);
         recorder.prepare(&mut e, now);
         recorder.observe(&e, now, &mut sink, false);
     }
