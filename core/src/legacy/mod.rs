@@ -6,7 +6,8 @@
 //! 2. `dedup`: identical events become one event with a count;
 //! 3. `spam_filter`: a [`token_bucket`] per source and object drops floods.
 //!
-//! [`correlator`] runs them and explains every decision.
+//! [`correlator`] runs them and explains every decision; `snapshot` writes
+//! and reads the stages' state (with the `snapshot` feature).
 
 pub mod aggregator;
 pub mod correlator;

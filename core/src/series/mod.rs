@@ -9,12 +9,13 @@
 //! held for a retry keeps the series open), and forgets old singletons
 //! silently.
 //! Unlike client-go's unbounded map, the cache is an LRU, and an evicted
-//! open series has its final count written first.
-
-use alloc::vec::Vec;
+//! open series has its final count written first. `snapshot` writes and
+//! reads the cache and the timers (with the `snapshot` feature).
 
 #[cfg(feature = "snapshot")]
 mod snapshot;
+
+use alloc::vec::Vec;
 
 use crate::decision::{Patch, Rule, Stored, TickKind, TimerWrite, Why, WriteOp};
 use crate::key::cache::KeyHasher;
