@@ -51,35 +51,22 @@ impl Decode for Record {
     }
 }
 
-impl Snapshot for Aggregator {
-    fn save(&self, out: &mut Vec<u8>) {
-        put_lru(out, &self.cache);
-    }
+/// Each stage's state is its LRU.
+macro_rules! one_lru {
+    ($($stage:ty),*) => {$(
+        impl Snapshot for $stage {
+            fn save(&self, out: &mut Vec<u8>) {
+                put_lru(out, &self.cache);
+            }
 
-    fn load(&mut self, input: &mut Input<'_>) -> Result<u64, Malformed> {
-        read_lru(input, &mut self.cache)
-    }
+            fn load(&mut self, input: &mut Input<'_>) -> Result<u64, Malformed> {
+                read_lru(input, &mut self.cache)
+            }
+        }
+    )*};
 }
 
-impl Snapshot for Dedup {
-    fn save(&self, out: &mut Vec<u8>) {
-        put_lru(out, &self.cache);
-    }
-
-    fn load(&mut self, input: &mut Input<'_>) -> Result<u64, Malformed> {
-        read_lru(input, &mut self.cache)
-    }
-}
-
-impl Snapshot for SpamFilter {
-    fn save(&self, out: &mut Vec<u8>) {
-        put_lru(out, &self.cache);
-    }
-
-    fn load(&mut self, input: &mut Input<'_>) -> Result<u64, Malformed> {
-        read_lru(input, &mut self.cache)
-    }
-}
+one_lru!(Aggregator, Dedup, SpamFilter);
 
 /// The three stages in client-go's order. The keys of the last event and
 /// the spare buffers are scratch, not state.
