@@ -100,9 +100,12 @@ pub const UNCHECKED_VERSION: u16 = 3;
 const HEADER_LEN: usize = MAGIC.len() + 2 + 1;
 const CHECKSUM_LEN: usize = 4;
 
-/// CRC-32C, with a table of 256 entries (1 KiB): snapshots are not hot,
-/// and the component stays small.
-static CRC32C: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISCSI);
+/// CRC-32C, sixteen bytes a step with sixteen tables of 256 entries
+/// (16 KiB). With one table the checksum took nine tenths of the time of
+/// a snapshot of full caches; with sixteen that snapshot is about five
+/// times faster (the `snapshot` benchmark).
+static CRC32C: crc::Crc<u32, crc::Table<16>> =
+    crc::Crc::<u32, crc::Table<16>>::new(&crc::CRC_32_ISCSI);
 
 /// The checksum of `bytes`, as a snapshot stores it.
 fn checksum(bytes: &[u8]) -> u32 {
