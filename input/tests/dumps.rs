@@ -10,7 +10,7 @@ use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 use hush_core::format::replay::{Line, Native, Replay};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Event, Mode, Options as CoreOptions, Recorder, Timestamp};
 use hush_input::Position;
 use hush_input::dump::{self, Cause, Dump, Entry, Options, Order, Skip};

@@ -13,9 +13,8 @@ macro_rules! guest_conversions {
             use alloc::vec::Vec;
 
             use $api as api;
-            use $crate::hush_core::write::recorder::{
-                Action, Outcome, TickKind, TickReport, TickWrite,
-            };
+            use $crate::hush_core::decision::TickKind;
+            use $crate::hush_core::write::recorder::{Action, Outcome, TickReport, TickWrite};
             use $crate::hush_core::write::writer::{DropCause, Retried, WriteStatus};
             use $crate::hush_core::{Patch, Rule, Stats, Why};
 

@@ -15,7 +15,7 @@
 use core::ops::Range;
 
 use hush_core::format::replay::{Native, Replay};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Event, Recorder, Timestamp};
 use hush_input::{Position, read_text};
 use wasm_bindgen::JsValue;

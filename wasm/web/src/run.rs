@@ -11,8 +11,9 @@
 //! run.stats();       // hush-core Stats
 //! ```
 
+use hush_core::decision::stored_count;
 use hush_core::format::replay::{Decision, Line, LineJson};
-use hush_core::write::store::{MemoryStore, stored_count};
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Action, Event, Mode, Patch, Rule, Stats, TickKind, Why, WriteStatus};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;

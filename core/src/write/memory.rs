@@ -8,9 +8,9 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use crate::decision::{Patch, Stored, stored_count};
 use crate::model::event::Event;
-use crate::write::patch::Patch;
-use crate::write::sink::{Sink, SinkError, Stored};
+use crate::write::sink::{Sink, SinkError};
 
 /// Events by namespace and name, with a resource-version counter.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -53,11 +53,6 @@ impl MemoryStore {
         self.writes += 1;
         format!("{}", self.last_resource_version)
     }
-}
-
-/// The count a sink reports for a stored event.
-pub fn stored_count(event: &Event) -> i32 {
-    event.series.map_or(event.count, |s| s.count)
 }
 
 impl Sink for MemoryStore {

@@ -9,21 +9,21 @@
 //! held for a retry keeps the series open), and forgets old singletons
 //! silently.
 //! Unlike client-go's unbounded map, the cache is an LRU, and an evicted
-//! open series has its final count written first.
+//! open series has its final count written first. `snapshot` writes and
+//! reads the cache and the timers (with the `snapshot` feature).
+
+#[cfg(feature = "snapshot")]
+mod snapshot;
 
 use alloc::vec::Vec;
 
+use crate::decision::{Patch, Rule, Stored, TickKind, TimerWrite, Why, WriteOp};
 use crate::key::cache::KeyHasher;
 use crate::key::{KeyKind, KeyRef};
 use crate::lru::Lru;
 use crate::model::event::{Event, EventSeries, sort_by_instant};
 use crate::model::options::{Options, nonzero};
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
-use crate::model::why::{Explanation, Rule, Why};
-use crate::write::patch::Patch;
-use crate::write::recorder::TickKind;
-use crate::write::sink::Stored;
-use crate::write::writer::WriteOp;
 
 /// The series count of the first patch (client-go ≥ 1.27; 1 was rejected).
 pub const SERIES_START_COUNT: i32 = 2;
@@ -45,27 +45,18 @@ pub enum SeriesDecision<'e> {
     },
 }
 
-/// A write made by a timer or an eviction.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimerWrite {
-    /// The patch (or create, if the event is gone).
-    pub op: WriteOp,
-    /// Why.
-    pub why: Explanation,
-}
-
 /// When each timer fires next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Timers {
-    pub(crate) finish: Timestamp,
-    pub(crate) heartbeat: Timestamp,
+struct Timers {
+    finish: Timestamp,
+    heartbeat: Timestamp,
 }
 
 /// The series cache and its two timers.
 #[derive(Debug)]
 pub struct SeriesCorrelator {
-    pub(crate) cache: Lru<Event>,
-    pub(crate) timers: Option<Timers>,
+    cache: Lru<Event>,
+    timers: Option<Timers>,
     finish_nanos: i64,
     heartbeat_nanos: i64,
     key_buf: Vec<u8>,

@@ -55,7 +55,7 @@ impl LegacyPatch {
     /// The patch bytes as client-go sends them (keys sorted, Go's escaping).
     ///
     /// ```
-    /// use hush_core::write::patch::LegacyPatch;
+    /// use hush_core::decision::LegacyPatch;
     /// use hush_core::Timestamp;
     /// let p = LegacyPatch {
     ///     count: 2,
@@ -111,7 +111,7 @@ impl Patch {
     /// The patch bytes, content type `application/strategic-merge-patch+json`.
     ///
     /// ```
-    /// use hush_core::write::patch::Patch;
+    /// use hush_core::decision::Patch;
     /// use hush_core::{EventSeries, Timestamp};
     /// let p = Patch::Series(EventSeries {
     ///     count: 2,
@@ -196,7 +196,7 @@ pub fn write_go_json_string(out: &mut String, s: &str) {
 ///
 /// ```
 /// let mut out = String::from("rv ");
-/// hush_core::write::patch::push_decimal(&mut out, 1_234);
+/// hush_core::decision::patch::push_decimal(&mut out, 1_234);
 /// assert_eq!(out, "rv 1234");
 /// ```
 pub fn push_decimal(out: &mut String, n: u64) {

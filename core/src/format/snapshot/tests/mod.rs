@@ -2,43 +2,21 @@ use alloc::format;
 use alloc::string::{String, ToString};
 
 use alloc::vec::Vec;
-use std::sync::OnceLock;
-
-use proptest::prelude::*;
 
 use super::*;
+use crate::decision::{Patch, Stored};
 use crate::format::replay::{Line, LineJson, Native, Replay};
-use crate::model::event::{Event, EventSource, ObjectReference};
+use crate::model::event::Event;
 use crate::model::stats::Stats;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp};
-use crate::write::patch::Patch;
+use crate::testing::{START, kubelet_event, pod};
+use crate::write::memory::MemoryStore;
 use crate::write::recorder::Action;
-use crate::write::sink::{Sink, SinkError, Stored};
-use crate::write::store::MemoryStore;
+use crate::write::sink::{Sink, SinkError};
 
-fn start() -> Timestamp {
-    Timestamp::from_secs(1_714_557_600)
-}
-
+/// A kubelet event about pod shop/`object`.
 fn event(object: &str, type_: &str, reason: &str, message: &str) -> Event {
-    Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "shop".into(),
-            name: object.into(),
-            uid: format!("uid-{object}"),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        type_: type_.into(),
-        reason: reason.into(),
-        message: message.into(),
-        ..Default::default()
-    }
+    kubelet_event(pod("shop", object), type_, reason, message)
 }
 
 /// About 75 minutes of a small cluster, 30 s a step: a crashloop that
@@ -49,7 +27,7 @@ fn event(object: &str, type_: &str, reason: &str, message: &str) -> Event {
 fn stream() -> Vec<(Event, Timestamp)> {
     let mut out = Vec::new();
     for i in 0..150i64 {
-        let t = start().plus_nanos(i * 30 * NANOS_PER_SECOND);
+        let t = START.plus_nanos(i * 30 * NANOS_PER_SECOND);
         if !(90..120).contains(&i) {
             let backoff = event(
                 "web-1",
@@ -279,7 +257,7 @@ fn a_smaller_cache_keeps_the_most_recent_entries() {
     let mut events = Vec::new();
     for i in 0..5 {
         let mut e = event(&format!("pod-{i}"), "Warning", "BackOff", "m");
-        let now = start().plus_nanos(i * NANOS_PER_SECOND);
+        let now = START.plus_nanos(i * NANOS_PER_SECOND);
         recorder.prepare(&mut e, now);
         recorder.observe(&e, now, &mut sink, false);
         events.push(e);
@@ -295,7 +273,7 @@ fn a_smaller_cache_keeps_the_most_recent_entries() {
         (2, 2),
         "{stats:?}"
     );
-    let later = start().plus_nanos(60 * NANOS_PER_SECOND);
+    let later = START.plus_nanos(60 * NANOS_PER_SECOND);
     // The two most recent are remembered: their repeats are patches.
     for (e, action) in events.iter().rev().zip([
         Action::Patch,
@@ -319,7 +297,7 @@ fn held_writes_dropped_by_a_smaller_queue_are_counted() {
     };
     for i in 0..4 {
         let mut e = event(&format!("pod-{i}"), "Warning", "BackOff", "m");
-        let now = start().plus_nanos(i * NANOS_PER_SECOND);
+        let now = START.plus_nanos(i * NANOS_PER_SECOND);
         recorder.prepare(&mut e, now);
         recorder.observe(&e, now, &mut sink, false);
     }
@@ -331,107 +309,6 @@ fn held_writes_dropped_by_a_smaller_queue_are_counted() {
     let restored = Recorder::restore(small, &recorder.snapshot()).unwrap();
     assert_eq!(restored.stats().held, 3);
     assert_eq!(restored.stats().dropped_held_queue_full, 1);
-}
-
-/// A snapshot of the legacy stream half replayed, through a flaky sink.
-fn fixture() -> &'static [u8] {
-    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
-    BYTES.get_or_init(|| {
-        let events = stream();
-        let sink = Flaky {
-            failing: 20..26,
-            ..Flaky::default()
-        };
-        let mut run = replay(&options(Mode::Legacy), sink);
-        feed(&mut run, &events[..events.len() / 2]);
-        run.engine.recorder.snapshot()
-    })
-}
-
-#[test]
-fn header_errors() {
-    let good = fixture();
-    let legacy = options(Mode::Legacy);
-    let restore = |bytes: &[u8]| Recorder::restore(legacy.clone(), bytes).map(|_| ());
-    assert_eq!(restore(&[]), Err(SnapshotError::BadMagic));
-    assert_eq!(restore(b"HUS"), Err(SnapshotError::BadMagic));
-    assert_eq!(
-        restore(b"{\"not\":\"a snapshot\"}"),
-        Err(SnapshotError::BadMagic)
-    );
-    assert_eq!(restore(b"HUSH"), Err(SnapshotError::Corrupt));
-    assert_eq!(restore(b"HUSH\x01\x00"), Err(SnapshotError::Corrupt));
-    // Version 2 (a postcard payload) is refused like any other.
-    for version in [0u16, 1, 2, 4, 0x0100, u16::MAX] {
-        let mut bytes = good.to_vec();
-        bytes[4..6].copy_from_slice(&version.to_le_bytes());
-        assert_eq!(
-            restore(&bytes),
-            Err(SnapshotError::UnsupportedVersion(version))
-        );
-    }
-    let mut bad_mode = good.to_vec();
-    bad_mode[6] = 7;
-    assert_eq!(restore(&bad_mode), Err(SnapshotError::Corrupt));
-    assert_eq!(
-        Recorder::restore(options(Mode::Series), good).map(|_| ()),
-        Err(SnapshotError::ModeMismatch {
-            snapshot: Mode::Legacy,
-            options: Mode::Series
-        })
-    );
-    let unusable = Options {
-        qps: -1.0,
-        ..legacy.clone()
-    };
-    assert!(matches!(
-        Recorder::restore(unusable, good).map(|_| ()),
-        Err(SnapshotError::Options(_))
-    ));
-    assert_eq!(restore(good), Ok(()));
-}
-
-#[test]
-fn truncated_or_extended_payloads_are_corrupt() {
-    let good = fixture();
-    let legacy = options(Mode::Legacy);
-    for len in HEADER_LEN..good.len() {
-        assert_eq!(
-            Recorder::restore(legacy.clone(), &good[..len]).map(|_| ()),
-            Err(SnapshotError::Corrupt),
-            "truncated to {len} of {}",
-            good.len()
-        );
-    }
-    let mut longer = good.to_vec();
-    longer.push(0);
-    assert_eq!(
-        Recorder::restore(legacy, &longer).map(|_| ()),
-        Err(SnapshotError::Corrupt)
-    );
-}
-
-#[test]
-fn errors_read_well() {
-    let cases = [
-        (SnapshotError::BadMagic, "not a hush snapshot (bad magic)"),
-        (
-            SnapshotError::UnsupportedVersion(9),
-            "snapshot format version 9 is not supported (this build reads version 3)",
-        ),
-        (
-            SnapshotError::ModeMismatch {
-                snapshot: Mode::Series,
-                options: Mode::Legacy,
-            },
-            "snapshot is of series mode, but the options are for legacy mode",
-        ),
-        (SnapshotError::Corrupt, "snapshot is truncated or corrupt"),
-    ];
-    for (error, text) in cases {
-        assert_eq!(error.to_string(), text);
-        let _: &dyn core::error::Error = &error;
-    }
 }
 
 #[test]
@@ -449,113 +326,18 @@ fn empty_recorders_round_trip() {
 }
 
 #[test]
-fn aggregator_windows_serialise_sorted() {
-    // Two recorders that saw the same messages in a different order hold
-    // equal windows; their snapshots must not depend on hash order.
-    let messages: Vec<String> = (0..8).map(|i| format!("message {i}")).collect();
-    let snapshot = |order: &mut dyn Iterator<Item = &String>| {
-        let mut recorder = Recorder::new(options(Mode::Legacy)).unwrap();
-        let mut sink = MemoryStore::new();
-        let now = start();
-        for m in order {
-            let mut e = event("db-0", "Warning", "FailedMount", m);
-            e.metadata.name = "db-0.1".into();
-            recorder.prepare(&mut e, now);
-            recorder.observe(&e, now, &mut sink, false);
-        }
-        // Only the aggregator's window is compared: the dedup and spam
-        // caches differ in recency by construction.
-        let Engine::Legacy(c) = &recorder.engine else {
-            unreachable!()
-        };
-        let mut bytes = Vec::new();
-        put_lru(&mut bytes, &c.aggregator.cache);
-        bytes
-    };
-    let forward = snapshot(&mut messages.iter());
-    let backward = snapshot(&mut messages.iter().rev());
-    assert_eq!(forward, backward);
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
-
-    /// Damaged snapshots restore or fail; they never panic, and what they
-    /// restore to round-trips.
-    #[test]
-    fn mutated_snapshots_never_panic(
-        edits in proptest::collection::vec((any::<proptest::sample::Index>(), any::<u8>(), 0u8..4), 1..8),
-        cut in proptest::option::of(any::<proptest::sample::Index>()),
-    ) {
-        let mut bytes = fixture().to_vec();
-        for (at, byte, kind) in edits {
-            let i = at.index(bytes.len().max(1));
-            match kind {
-                0 | 1 => {
-                    if let Some(b) = bytes.get_mut(i) {
-                        *b = byte;
-                    }
-                }
-                2 => bytes.insert(i.min(bytes.len()), byte),
-                _ => {
-                    if i < bytes.len() {
-                        bytes.remove(i);
-                    }
-                }
-            }
-        }
-        if let Some(cut) = cut {
-            bytes.truncate(cut.index(bytes.len() + 1));
-        }
-        for mode in [Mode::Legacy, Mode::Series] {
-            if let Ok(recorder) = Recorder::restore(options(mode), &bytes) {
-                round_trips(mode, &recorder)?;
-            }
-        }
-    }
-
-    /// Arbitrary payloads behind a valid header never panic either, and
-    /// what they restore to round-trips.
-    #[test]
-    fn arbitrary_payloads_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..256), series in any::<bool>()) {
-        let mode = if series { Mode::Series } else { Mode::Legacy };
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        bytes.push(mode_byte(mode));
-        bytes.extend_from_slice(&payload);
-        if let Ok(recorder) = Recorder::restore(options(mode), &bytes) {
-            round_trips(mode, &recorder)?;
-        }
-    }
-}
-
-/// Whatever was restored snapshots again, and that snapshot restores to a
-/// recorder whose snapshot is the same bytes.
-fn round_trips(mode: Mode, recorder: &Recorder) -> Result<(), TestCaseError> {
-    let bytes = recorder.snapshot();
-    match Recorder::restore(options(mode), &bytes) {
-        Ok(again) => prop_assert_eq!(again.snapshot(), bytes),
-        Err(e) => prop_assert!(false, "a fresh snapshot does not restore: {e}"),
-    }
-    Ok(())
-}
-
-#[test]
-fn snapshot_sizes_stay_modest() {
-    // Not a limit, a tripwire: a format change that bloats snapshots shows here.
-    let n = fixture().len();
-    assert!(n < 64 * 1024, "{n} bytes");
-}
-
-#[test]
 fn an_empty_legacy_recorder_is_these_bytes() {
     let bytes = Recorder::new(options(Mode::Legacy)).unwrap().snapshot();
-    let mut expected = b"HUSH\x03\x00\x00".to_vec();
+    let mut expected = b"HUSH\x04\x00\x00".to_vec();
     // Three empty caches, no held writes, a healthy sink.
     expected.extend_from_slice(&[0, 0, 0, 0, 0]);
     // The jitter seed 0x68757368 ("hush") in LEB128.
     expected.extend_from_slice(&[0xe8, 0xe6, 0xd5, 0xc3, 0x06]);
     // 23 counters and 5 gauges, all zero.
     expected.extend_from_slice(&[0; 28]);
+    // Then the checksum of all that.
+    expected.extend_from_slice(&checksum(&expected).to_le_bytes());
     assert_eq!(bytes, expected);
 }
+
+mod damage;
