@@ -178,10 +178,14 @@ class BatchReplay:
     ``mode`` is ``"legacy"`` or ``"series"``; ``options`` hush-core's
     options as JSON (kebab-case, as ``hushd --options`` takes them).
     ``now()`` (nanoseconds) is read only for observations without an
-    instant, which the codec never makes."""
+    instant, which the codec never makes. ``engine`` is a wasmtime
+    ``Engine`` to compile the components with (its configuration: a
+    profiler, a cache)."""
 
-    def __init__(self, mode="legacy", options="{}", codec=None, directory=None, now=None):
+    def __init__(self, mode="legacy", options="{}", codec=None, directory=None, now=None, engine=None):
         kwargs = {} if directory is None else {"directory": directory}
+        if engine is not None:
+            kwargs["engine"] = engine
         self.json = codec or Codec(**kwargs)
         self._reader = self.json.reader()
         component = CorrelatorComponent(now or (lambda: 0), **kwargs)
