@@ -122,7 +122,7 @@ def main():
         shares = sorted(r[name][1] / r[batch][1] for r in measured)
         median = shares[len(shares) // 2]
         met = "met" if median >= TARGET else "NOT met"
-        print(f"{name}: {span(shares, 2)} of hushd's observe-encoded per event, median {median:.2f} "
+        print(f"{name}: {span(shares, 3)} of hushd's observe-encoded per event, median {median:.3f} "
               f"(target {TARGET}: {met})")
 
 
