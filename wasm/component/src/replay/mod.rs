@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use hush_core::format::replay::DRAIN_LIMIT_NANOS;
 use hush_core::format::wire::{CompactOutcome, Reader};
 use hush_core::model::time::UniqueInstants;
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Event, Recorder, Timestamp};
 
 use crate::Component;

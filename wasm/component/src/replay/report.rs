@@ -2,9 +2,9 @@
 //! the `replay` interface in `wit/correlator.wit`): a header, one 8-byte
 //! decision per observation, then the timer firings.
 
+use hush_core::decision::stored_count;
 use hush_core::format::wire::{CompactOutcome, OUTCOME_BYTES, drop_cause_code};
 use hush_core::model::time::Timestamp;
-use hush_core::write::store::stored_count;
 use hush_core::write::writer::Retried;
 use hush_core::{Action, Patch, Rule, TickKind, TickReport, WriteOp, WriteStatus};
 
