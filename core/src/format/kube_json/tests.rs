@@ -103,7 +103,7 @@ fn rejects_what_is_not_an_event() {
     assert!(err(json!([1, 2])).contains("invalid type"));
 }
 
-// The shapes of real dumps (see host/tests/real_shapes.rs for them replayed).
+// The shapes of real dumps (see hushd/tests/real_shapes.rs for them replayed).
 
 #[test]
 fn an_event_with_only_a_creation_timestamp_is_observed_at_it() {

@@ -1,5 +1,5 @@
 //! Builds the correlator component and embeds it in hushd, so a plain
-//! `cargo build -p hushd` (or `cargo install --path host`) gives a hushd
+//! `cargo build -p hushd` (or `cargo install --path hushd`) gives a hushd
 //! whose default engine works.
 //!
 //! The guest (`wasm/component`) is built by a nested cargo for
