@@ -22,11 +22,11 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hush_core::format::wire::{Encoder, Reader};
 use hush_core::{Correlation, Correlator, Event, Options, Recorder, Timestamp};
+use hush_engine::component::Plugin;
+use hush_engine::workload::NullSink;
+use hush_engine::workload::{Kind, Mix, SEED};
 use hushd::bench::{Floor, component_engine};
-use hushd::component::Plugin;
 use hushd::input::{Position, parse_record};
-use hushd::sinks::NullSink;
-use hushd::workload::{Kind, Mix, SEED};
 
 /// The parts of the mix measured, by name.
 const PARTS: [(&str, Option<Kind>); 4] = [

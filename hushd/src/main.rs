@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use hush_core::{Mode, Options};
+use hush_engine::component::Plugin;
 use hushd::bench::cli::BenchArgs;
-use hushd::component::Plugin;
 use hushd::options::{ModeArg, OptionArgs};
 use hushd::replay::{Output, Summary, replay};
 use hushd::state::{
@@ -25,17 +25,18 @@ const SAMPLE: &str = include_str!("../samples/storm.jsonl");
 
 /// `hushd --version`: the crate's version and the SHA-256 of the component
 /// it embeds (the same as `sha256sum target/component/hush.component.wasm`).
-const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (component sha256:",
-    env!("HUSH_COMPONENT_SHA256"),
-    ")"
-);
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "{} (component sha256:{})",
+        env!("CARGO_PKG_VERSION"),
+        hush_engine::COMPONENT_SHA256
+    )
+});
 
 #[derive(Parser)]
 #[command(
     name = "hushd",
-    version = VERSION,
+    version = VERSION.as_str(),
     about = "Kubernetes event correlation, portable and visible"
 )]
 struct Cli {
@@ -176,7 +177,7 @@ struct LoadArgs {
     group: LoadGroup,
     /// Post one part of the mix only.
     #[arg(long, value_enum)]
-    only: Option<hushd::workload::Kind>,
+    only: Option<hush_engine::workload::Kind>,
     /// Afterwards, list every event and check that each acknowledged one is
     /// stored with at least the count it was answered with.
     #[arg(long)]

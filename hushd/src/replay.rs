@@ -4,30 +4,12 @@
 use std::io::{self, BufRead, Write};
 
 use hush_core::Mode;
-use hush_core::format::replay::{Engine, Line, LineJson, Replay};
+use hush_core::format::replay::{Line, LineJson, Replay};
 use hush_core::model::stats::Stats;
-use hush_core::write::store::MemoryStore;
 
-use crate::component::Trap;
 use crate::input::{TimedRecord, records};
 use crate::table;
-
-/// An engine whose sink is an in-memory store the replay can show.
-pub trait StoreEngine: Engine {
-    /// The store written into.
-    fn store(&self) -> &MemoryStore;
-
-    /// Traps the engine survived, oldest first (the component's; none natively).
-    fn traps(&self) -> &[Trap] {
-        &[]
-    }
-}
-
-impl StoreEngine for hush_core::format::replay::Native<MemoryStore> {
-    fn store(&self) -> &MemoryStore {
-        &self.sink
-    }
-}
+use hush_engine::memory::StoreEngine;
 
 /// How the replay prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

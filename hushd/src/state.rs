@@ -34,9 +34,10 @@ use hush_core::write::store::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
-use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
 use crate::input::{TimedRecord, records};
-use crate::replay::{Driver, Output, StoreEngine, Summary};
+use crate::replay::{Driver, Output, Summary};
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
+use hush_engine::memory::StoreEngine;
 
 /// The state file's name in the state directory.
 pub const STATE_FILE: &str = "state.bin";

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use hush_core::format::kube_json::CoreV1;
-use hushd::workload::Mix;
+use hush_engine::workload::Mix;
 
 const EVENTS: usize = 20_000;
 

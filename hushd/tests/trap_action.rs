@@ -9,7 +9,7 @@ use hush_core::write::store::MemoryStore;
 use hush_core::{
     Action, DropCause, Event, EventSource, Mode, ObjectReference, Options, Timestamp, WriteStatus,
 };
-use hushd::component::{ComponentEngine, Epoch, Guards, HostClock, Plugin, embedded_bytes};
+use hush_engine::component::{ComponentEngine, Epoch, Guards, HostClock, Plugin, embedded_bytes};
 
 fn event(message: String) -> Event {
     Event {

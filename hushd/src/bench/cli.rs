@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use hush_core::Options;
 
 use super::{Subject, round};
-use crate::component::Plugin;
 use crate::options::{ModeArg, OptionArgs};
-use crate::workload::{Kind, Recorded, Source};
+use hush_engine::component::Plugin;
+use hush_engine::workload::{Kind, Recorded, Source};
 
 /// Events per `observe-encoded` call unless `--batch` says otherwise.
 pub const DEFAULT_BATCH: NonZeroUsize = NonZeroUsize::new(1024).unwrap();

@@ -1,6 +1,6 @@
 //! `hushd bench`: events per second and allocations per event, for the
 //! native core, the component (its batch path or its typed calls) and the
-//! floor, on the realistic mix or a file's events ([`crate::workload`]),
+//! floor, on the realistic mix or a file's events ([`hush_engine::workload`]),
 //! each printed as one JSON line.
 //!
 //! Absolute figures do not travel between machines (they differ 2-3x and
@@ -21,7 +21,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::alloc_counter::allocations;
-use crate::workload::{Source, Stream};
+use hush_engine::workload::{Source, Stream};
 
 /// The figures of one measurement.
 #[derive(Clone, Debug, Serialize)]

@@ -8,9 +8,9 @@ use hush_core::format::wire::Encoder;
 use hush_core::{Correlation, Correlator, Options, Recorder, Timestamp};
 
 use super::{Figures, Floor, Phase, timed};
-use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
-use crate::sinks::NullSink;
-use crate::workload::Source;
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
+use hush_engine::workload::NullSink;
+use hush_engine::workload::Source;
 
 /// One thing to measure.
 pub enum Subject {

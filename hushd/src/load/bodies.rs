@@ -6,7 +6,7 @@ use bytes::{Bytes, BytesMut};
 
 use crate::serve::object::encode::View;
 use crate::serve::object::{EventObject, Group};
-use crate::workload::{Kind, Mix, SEED};
+use hush_engine::workload::{Kind, Mix, SEED};
 
 /// Distinct templates cycled through (the mix's repeats are among them).
 const TEMPLATES: usize = 20_000;

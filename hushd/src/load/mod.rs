@@ -37,7 +37,7 @@ pub struct LoadConfig {
     /// Remember what is acknowledged, to check it afterwards.
     pub check: bool,
     /// The mix, or one part of it.
-    pub only: Option<crate::workload::Kind>,
+    pub only: Option<hush_engine::workload::Kind>,
 }
 
 /// What a run measured.

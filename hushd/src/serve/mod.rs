@@ -58,7 +58,7 @@ use self::store::sqlite::{Durability, SqliteStore};
 use self::watch::Hub;
 use self::writer::WriterConfig;
 use self::writer::tx::Tx;
-use crate::component::{Guards, Plugin};
+use hush_engine::component::{Guards, Plugin};
 
 /// Everything `hushd serve` is told.
 #[derive(Clone, Debug)]

@@ -21,10 +21,10 @@ use hush_core::{Mode, Options, Timestamp};
 
 use self::journal::{Record, RecordRef};
 use self::sink::StoreSink;
-use crate::component::{ComponentEngine, Guards, HostClock, Plugin, wall_clock};
 use crate::serve::object::{EventObject, Group};
 use crate::serve::store::{JournalEntry, Recovered, Snapshot};
 use crate::serve::writer::tx::SharedTx;
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin, wall_clock};
 
 /// Which creates are correlated, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

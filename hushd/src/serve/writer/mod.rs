@@ -226,7 +226,7 @@ pub fn spawn(
 }
 
 /// The wall clock: what the writer stamps creations and expiry with.
-pub use crate::component::wall_clock as now;
+pub use hush_engine::component::wall_clock as now;
 
 fn action_name(action: Action) -> &'static str {
     match action {

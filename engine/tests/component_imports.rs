@@ -2,7 +2,7 @@
 //! interface of types they share, which has no functions): no WASI. The
 //! component checked is the one embedded in hushd.
 
-use hushd::component::Plugin;
+use hush_engine::component::Plugin;
 
 #[test]
 fn the_component_imports_only_clock_and_sink() {

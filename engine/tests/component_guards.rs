@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use hush_core::write::store::MemoryStore;
 use hush_core::{Options, Timestamp};
-use hushd::component::{
+use hush_engine::component::{
     ComponentEngine, EPOCH_TICK, Epoch, Guards, HostClock, Plugin, embedded_bytes,
 };
-use hushd::workload::Mix;
+use hush_engine::workload::Mix;
 
 /// The embedded component, its epoch advanced only by the test.
 fn plugin() -> Arc<Plugin> {

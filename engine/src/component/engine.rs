@@ -21,7 +21,7 @@ use super::convert::{
 use super::exports::hush::correlator::correlator::GuestCorrelator;
 use super::hush::correlator::types;
 use super::{EPOCH_TICK, HostClock, HostState, Hush, Plugin};
-use crate::replay::StoreEngine;
+use crate::memory::StoreEngine;
 
 /// Limits on one instance.
 #[derive(Clone, Copy, Debug)]

@@ -11,7 +11,7 @@ use hush_core::{
     Action, Event, EventSource, Mode, ObjectReference, Options, Patch, Recorder, Sink, SinkError,
     Stored, Timestamp,
 };
-use hushd::sinks::NullSink;
+use hush_engine::workload::NullSink;
 
 struct Counting;
 

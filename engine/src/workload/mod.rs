@@ -1,13 +1,16 @@
-//! What `hushd bench` feeds the engines: the realistic mix built in memory
-//! ([`Mix`]) or the events of a file ([`Recorded`]), as an endless stream
-//! of events and the instants they are observed at. Every stream made from
-//! one [`Source`] yields the same events in the same order, so engines
-//! measured one after the other see the same input.
+//! What the engines are measured on (`hushd bench`, `hushd load`, the
+//! benches): the realistic mix built in memory ([`Mix`]) or the events of a
+//! file ([`Recorded`]), as an endless stream of events and the instants
+//! they are observed at, and a sink that stores nothing ([`NullSink`]).
+//! Every stream made from one [`Source`] yields the same events in the same
+//! order, so engines measured one after the other see the same input.
 
 mod mix;
+mod null_sink;
 mod recorded;
 
 pub use mix::{CRASHING_PODS, Kind, Mix, REPLICA_SETS, STEP_NANOS};
+pub use null_sink::NullSink;
 pub use recorded::{Recorded, Replayed};
 
 use std::fmt;
