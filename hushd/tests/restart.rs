@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use hush_core::Timestamp;
 use hush_core::model::time::NANOS_PER_SECOND;
-use hushd::state::State;
+use hushd::replay::state::State;
 
 const HUSHD: &str = env!("CARGO_BIN_EXE_hushd");
 

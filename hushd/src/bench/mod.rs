@@ -9,6 +9,7 @@
 //! each figure carries its ratio to the floor and, for the component, to
 //! native.
 
+pub mod alloc_counter;
 pub mod cli;
 mod floor;
 mod subjects;
@@ -20,7 +21,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::alloc_counter::allocations;
+use self::alloc_counter::allocations;
 use hush_engine::workload::{Source, Stream};
 
 /// The figures of one measurement.
@@ -43,7 +44,7 @@ pub struct Figures {
     /// Nanoseconds per event.
     pub ns_per_event: f64,
     /// Heap allocations per event in the measured loop, counted by
-    /// [`crate::alloc_counter::Counting`] (hushd's global allocator; 0 where
+    /// [`alloc_counter::Counting`] (hushd's global allocator; 0 where
     /// it is not installed). For the component, the host's only: the
     /// guest allocates in its own linear memory.
     pub allocs_per_event: f64,

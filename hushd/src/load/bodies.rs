@@ -4,9 +4,9 @@
 
 use bytes::{Bytes, BytesMut};
 
-use crate::serve::object::encode::View;
-use crate::serve::object::{EventObject, Group};
 use hush_engine::workload::{Kind, Mix, SEED};
+use hush_server::object::encode::View;
+use hush_server::object::{EventObject, Group};
 
 /// Distinct templates cycled through (the mix's repeats are among them).
 const TEMPLATES: usize = 20_000;
@@ -83,7 +83,7 @@ impl Bodies {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::object::decode::decode;
+    use hush_server::object::decode::decode;
 
     #[test]
     fn every_body_is_a_valid_event_with_its_own_name() {
@@ -101,7 +101,7 @@ mod tests {
             assert_ne!(a.name(), b.name());
             assert_eq!(a.event.reason, b.event.reason);
             assert!(
-                crate::serve::object::validate::create(&a, group).is_empty(),
+                hush_server::object::validate::create(&a, group).is_empty(),
                 "{a:?}"
             );
         }

@@ -7,6 +7,7 @@
 
 mod bodies;
 mod check;
+pub mod cli;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

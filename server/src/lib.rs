@@ -1,0 +1,31 @@
+//! # hush-server
+//!
+//! The events API server as a library: a Kubernetes events API (core/v1
+//! and events.k8s.io/v1) with server-side correlation, which `hushd serve`
+//! runs. Its parts, each in its module:
+//!
+//! * [`http`]: the HTTP/1.1 server, connection limits, request metrics;
+//! * [`api`]: discovery, the event endpoints, Tables, watches, `Status`
+//!   errors;
+//! * [`object`]: the stored Event and its two JSON views;
+//! * [`writer`]: the single writer, group-committing every change;
+//! * [`correlate`]: the correlator component with the writer as its sink;
+//! * [`store`]: the narrow store traits and the SQLite backend;
+//! * [`watch`]: fan-out of committed changes with resumable history;
+//! * [`metrics`]: the Prometheus counters;
+//! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`;
+//! * [`demo`]: `--demo`, the built-in storm posted to the server itself;
+//! * [`config`] and [`start`]: what the server is told, and starting it.
+
+pub mod api;
+pub mod assets;
+pub mod config;
+pub mod correlate;
+pub mod demo;
+pub mod http;
+pub mod metrics;
+pub mod object;
+pub mod start;
+pub mod store;
+pub mod watch;
+pub mod writer;
