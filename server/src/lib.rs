@@ -11,7 +11,9 @@
 //! * [`writer`]: the single writer, group-committing every change;
 //! * [`correlate`]: the correlator component with the writer as its sink;
 //! * [`store`]: the narrow store traits and the SQLite backend;
-//! * [`watch`]: fan-out of committed changes with resumable history;
+//! * [`hub`]: fan-out of committed changes to watches, with resumable
+//!   history (the API's watch handler is [`api::watch`]);
+//! * [`clock`]: the one wall clock everything reads;
 //! * [`metrics`]: the Prometheus counters;
 //! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`;
 //! * [`demo`]: `--demo`, the built-in storm posted to the server itself;
@@ -19,13 +21,14 @@
 
 pub mod api;
 pub mod assets;
+pub mod clock;
 pub mod config;
 pub mod correlate;
 pub mod demo;
 pub mod http;
+pub mod hub;
 pub mod metrics;
 pub mod object;
 pub mod start;
 pub mod store;
-pub mod watch;
 pub mod writer;

@@ -17,12 +17,13 @@ use super::table::{self, ListMeta};
 use super::{
     App, DECISION_HEADER, Format, body, decision_header, list, negotiate, object_response, warning,
 };
+use crate::clock::now;
 use crate::object::decode::{DecodeError, Decoded, decode, decode_value};
 use crate::object::encode::View;
 use crate::object::validate::{self, Cause};
 use crate::object::{EventObject, Group};
 use crate::store::Key;
-use crate::writer::{Answer, Command, Decision, Outcome, WriteError, Written, now};
+use crate::writer::{Answer, Command, Decision, Outcome, WriteError, Written};
 
 /// Adds `group`'s event routes to `router`.
 pub fn routes(router: Router<Arc<App>>, group: Group) -> Router<Arc<App>> {

@@ -29,12 +29,12 @@ use tokio::sync::{Semaphore, oneshot};
 
 use self::status::ApiError;
 use crate::correlate::CorrelateMode;
+use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::object::EventObject;
 use crate::object::Group;
 use crate::object::encode::View;
 use crate::store::EventReader;
-use crate::watch::Hub;
 use crate::writer::{Command, Decision, Writer};
 
 /// Limits on what one client can make the server do.

@@ -11,9 +11,9 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 
 use super::age::human_duration;
 use super::query::IncludeObject;
+use crate::clock::now;
 use crate::object::encode::{PartialMetadata, View};
 use crate::object::{EventObject, Group};
-use crate::writer::now;
 
 /// The Content-Type of a Table answer.
 pub const CONTENT_TYPE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io";

@@ -24,11 +24,11 @@ use super::selectors::Selectors;
 use super::status::{ApiError, status_json};
 use super::table::{ListMeta, Table};
 use super::{App, Format};
+use crate::clock::now;
+use crate::hub::{Subscription, TooOld, WatchEvent};
 use crate::object::encode::View;
 use crate::object::{EventObject, Group};
 use crate::store::Scope;
-use crate::watch::{Subscription, TooOld, WatchEvent};
-use crate::writer::now;
 
 /// What one watcher asked for.
 struct Watcher {

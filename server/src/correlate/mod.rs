@@ -21,10 +21,11 @@ use hush_core::{Mode, Options, Timestamp};
 
 use self::journal::{Record, RecordRef};
 use self::sink::StoreSink;
+use crate::clock::now;
 use crate::object::{EventObject, Group};
 use crate::store::{JournalEntry, Recovered, Snapshot};
 use crate::writer::tx::SharedTx;
-use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin, wall_clock};
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 
 /// Which creates are correlated, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -292,7 +293,7 @@ impl Correlators {
     /// current instant, writing what it decides into the transaction.
     pub fn observe(&mut self, mode: Mode, object: &EventObject) -> Option<Observed> {
         let index = self.slot_index(mode)?;
-        let at = self.instants.issue(wall_clock());
+        let at = self.instants.issue(now());
         {
             let mut tx = self.tx.lock().expect("the writer's transaction");
             tx.now = at;
@@ -329,7 +330,7 @@ impl Correlators {
 
     /// Runs every correlator's timers that are due.
     pub fn tick(&mut self) {
-        let now = wall_clock();
+        let now = now();
         for index in 0..self.slots.len() {
             if self.slots[index]
                 .engine

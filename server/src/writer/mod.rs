@@ -17,11 +17,12 @@ use hush_core::{DropCause, WriteStatus};
 use tokio::sync::{mpsc, oneshot};
 
 use self::tx::{SharedTx, TxError};
+use crate::clock::now;
 use crate::correlate::{Correlators, Observed};
+use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::object::EventObject;
 use crate::store::Key;
-use crate::watch::Hub;
 
 /// How the writer batches and keeps house.
 #[derive(Clone, Debug)]
@@ -224,9 +225,6 @@ pub fn spawn(
         .expect("spawning the writer thread");
     (Writer { sender }, thread)
 }
-
-/// The wall clock: what the writer stamps creations and expiry with.
-pub use hush_engine::component::wall_clock as now;
 
 fn action_name(action: Action) -> &'static str {
     match action {

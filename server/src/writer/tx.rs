@@ -8,9 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use hush_core::Timestamp;
 
+use crate::hub::{Change, ChangeKind};
 use crate::object::EventObject;
 use crate::store::{Batch, EventStore, Key, Put, StoreError};
-use crate::watch::{Change, ChangeKind};
 
 /// A transaction shared by the writer and the correlators' sinks.
 pub type SharedTx = Arc<Mutex<Tx>>;
