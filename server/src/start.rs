@@ -2,7 +2,7 @@
 //! spawning the writer and serving the API until told to stop.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use hush_core::Options;
 use tokio::sync::Semaphore;
@@ -64,12 +64,12 @@ pub async fn start(
         "store opened"
     );
     let ttl_nanos = i64::try_from(config.event_ttl.as_nanos()).unwrap_or(i64::MAX);
-    let tx = Arc::new(Mutex::new(Tx::new(
+    let mut tx = Tx::new(
         Box::new(store),
         recovered.resource_version,
         recovered.rows,
         ttl_nanos,
-    )));
+    );
     let modes = config.correlate.modes();
     let correlators = if modes.is_empty() {
         None
@@ -84,9 +84,8 @@ pub async fn start(
             hash_seed: uuid::Uuid::new_v4().as_u64_pair().0,
             ..config.options.clone()
         };
-        let tx = tx.clone();
         let recovered = recovered.clone();
-        let mut correlators = tokio::task::spawn_blocking(move || {
+        let (opened, correlators) = tokio::task::spawn_blocking(move || {
             // A trap is recovered from the durable snapshot and journal
             // (see `correlate`), so the engine's own periodic snapshots for
             // that purpose would only cost time.
@@ -94,18 +93,20 @@ pub async fn start(
                 snapshot_every: u64::MAX,
                 ..Guards::default()
             };
-            Correlators::open(plugin, &options, &modes, guards, tx, &recovered)
+            let correlators =
+                Correlators::open(plugin, &options, &modes, guards, &mut tx, &recovered);
+            (tx, correlators)
         })
         .await
-        .map_err(|e| format!("starting the correlators failed: {e}"))??;
+        .map_err(|e| format!("starting the correlators failed: {e}"))?;
+        tx = opened;
+        let mut correlators = correlators?;
         for warning in correlators.warnings.drain(..) {
             tracing::warn!("{warning}");
         }
         Some(correlators)
     };
-    tx.lock()
-        .expect("the writer's transaction")
-        .commit()
+    tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
     let metrics = Arc::new(Metrics::new());
     let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));

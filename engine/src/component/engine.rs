@@ -164,6 +164,12 @@ impl<S: Sink + Default + Send + 'static> ComponentEngine<S> {
         &self.store.data().sink
     }
 
+    /// The sink written into, to change between calls (it moves with the
+    /// host's state when a trapped instance is rebuilt, and stays).
+    pub fn sink_mut(&mut self) -> &mut S {
+        &mut self.store.data_mut().sink
+    }
+
     /// Runs `f` against the guest's correlator under the deadline. A trap
     /// is recorded and the instance rebuilt.
     fn guarded<T>(

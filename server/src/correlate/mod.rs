@@ -1,6 +1,6 @@
 //! Server-side correlation: the correlator component, hosted by wasmtime
-//! as in `hushd replay`, with the writer's transaction as its sink and the
-//! wall clock as its clock. `--correlate auto` runs two instances: legacy
+//! as in `hushd replay`, with the writer's transaction as its sink (lent
+//! for each call, see [`sink`]) and the wall clock as its clock. `--correlate auto` runs two instances: legacy
 //! (core/v1 creates) and series (events.k8s.io/v1 creates).
 //!
 //! Durability: every call is journaled in the transaction that holds its
@@ -20,11 +20,11 @@ use hush_core::model::time::UniqueInstants;
 use hush_core::{Mode, Options, Timestamp};
 
 use self::journal::{Record, RecordRef};
-use self::sink::StoreSink;
+use self::sink::{Call, StoreSink};
 use crate::clock::now;
 use crate::object::{EventObject, Group};
 use crate::store::{JournalEntry, Recovered, Snapshot};
-use crate::writer::tx::SharedTx;
+use crate::writer::tx::Tx;
 use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 
 /// Which creates are correlated, and how.
@@ -91,7 +91,6 @@ pub struct Observed {
 pub struct Correlators {
     plugin: Arc<Plugin>,
     guards: Guards,
-    tx: SharedTx,
     slots: Vec<Slot>,
     seq: u64,
     instants: UniqueInstants,
@@ -116,19 +115,18 @@ impl Correlators {
     /// Starts a correlator for each of `modes` from what the store
     /// `recovered`: restored from its snapshot and journal when they were
     /// made with the same options, else empty. Fresh snapshots of every
-    /// instance go into the open transaction (compacting the journal).
+    /// instance go into `tx` (compacting the journal).
     pub fn open(
         plugin: Arc<Plugin>,
         options: &Options,
         modes: &[Mode],
         guards: Guards,
-        tx: SharedTx,
+        tx: &mut Tx,
         recovered: &Recovered,
     ) -> Result<Correlators, String> {
         let mut correlators = Correlators {
             plugin,
             guards,
-            tx,
             slots: Vec::new(),
             seq: last_seq(recovered),
             instants: UniqueInstants::default(),
@@ -140,20 +138,20 @@ impl Correlators {
                 mode,
                 ..options.clone()
             };
-            let slot = correlators.recover_slot(mode, options, recovered)?;
+            let slot = correlators.recover_slot(tx, mode, options, recovered)?;
             correlators.slots.push(slot);
         }
-        correlators.snapshot()?;
+        correlators.snapshot(tx)?;
         Ok(correlators)
     }
 
     /// Rebuilds every correlator from what the store holds (after a
     /// failed commit lost writes they had counted).
-    pub fn reopen(&mut self, recovered: &Recovered) -> Result<(), String> {
+    pub fn reopen(&mut self, tx: &mut Tx, recovered: &Recovered) -> Result<(), String> {
         self.seq = last_seq(recovered);
         for index in 0..self.slots.len() {
             let (mode, options) = (self.slots[index].mode, self.slots[index].options.clone());
-            self.slots[index] = self.recover_slot(mode, options, recovered)?;
+            self.slots[index] = self.recover_slot(tx, mode, options, recovered)?;
         }
         self.since_snapshot = recovered.journal.len() as u64;
         Ok(())
@@ -163,6 +161,7 @@ impl Correlators {
     /// journal's records after it.
     fn recover_slot(
         &mut self,
+        tx: &mut Tx,
         mode: Mode,
         options: Options,
         recovered: &Recovered,
@@ -196,7 +195,7 @@ impl Correlators {
                 false
             }
         });
-        let sink = StoreSink::new(self.tx.clone());
+        let sink = StoreSink::default();
         let state = usable.map(|s| s.state.clone());
         let engine = ComponentEngine::new(
             self.plugin.clone(),
@@ -232,7 +231,7 @@ impl Correlators {
                         break;
                     }
                 };
-                self.replay(&mut slot, entry.at, record);
+                self.replay(tx, &mut slot, entry.at, record);
             }
         }
         slot.traps = slot.engine.traps.len();
@@ -240,24 +239,19 @@ impl Correlators {
     }
 
     /// Runs one journaled call again, against its recorded answers.
-    fn replay(&mut self, slot: &mut Slot, at: i64, record: Record) {
+    fn replay(&mut self, tx: &mut Tx, slot: &mut Slot, at: i64, record: Record) {
         let at = Timestamp::from_nanos(at);
         self.instants.issue(at);
-        self.tx
-            .lock()
-            .expect("the writer's transaction")
-            .call
-            .replay(record.answers);
-        match record.event {
+        let call = Call::replay(record.answers);
+        StoreSink::lend(&mut slot.engine, tx, call, |engine| match record.event {
             Some(event) => {
-                slot.engine.observe_at(&event, at);
+                engine.observe_at(&event, at);
             }
             None => {
-                slot.engine.tick(at);
-                slot.engine.take_retried();
+                engine.tick(at);
+                engine.take_retried();
             }
-        }
-        self.tx.lock().expect("the writer's transaction").call = Default::default();
+        });
     }
 
     fn slot_index(&self, mode: Mode) -> Option<usize> {
@@ -272,7 +266,7 @@ impl Correlators {
             .map(|s| &s.options)
     }
 
-    fn journal(&mut self, mode: Mode, at: Timestamp, record: &RecordRef<'_>) {
+    fn journal(&mut self, tx: &mut Tx, mode: Mode, at: Timestamp, record: &RecordRef<'_>) {
         self.seq += 1;
         self.since_snapshot += 1;
         let entry = JournalEntry {
@@ -281,27 +275,20 @@ impl Correlators {
             at: at.nanos(),
             event: Some(journal::encode(record)),
         };
-        self.tx
-            .lock()
-            .expect("the writer's transaction")
-            .batch()
-            .journal
-            .push(entry);
+        tx.batch().journal.push(entry);
     }
 
     /// Correlates `object`, a create, in the `mode` correlator at the
-    /// current instant, writing what it decides into the transaction.
-    pub fn observe(&mut self, mode: Mode, object: &EventObject) -> Option<Observed> {
+    /// current instant, writing what it decides into `tx`.
+    pub fn observe(&mut self, tx: &mut Tx, mode: Mode, object: &EventObject) -> Option<Observed> {
         let index = self.slot_index(mode)?;
         let at = self.instants.issue(now());
-        {
-            let mut tx = self.tx.lock().expect("the writer's transaction");
-            tx.now = at;
-            tx.call.start(Some(object.meta.clone()));
-        }
-        let decision = self.slots[index].engine.observe_at(&object.event, at);
-        let call = std::mem::take(&mut self.tx.lock().expect("the writer's transaction").call);
-        if let Some(trap) = self.trapped(index) {
+        tx.at(at);
+        let call = Call::new(Some(object.meta.clone()));
+        let (decision, call) = StoreSink::lend(&mut self.slots[index].engine, tx, call, |engine| {
+            engine.observe_at(&object.event, at)
+        });
+        if let Some(trap) = self.trapped(tx, index) {
             return Some(Observed {
                 decision,
                 written: call.written,
@@ -312,7 +299,7 @@ impl Correlators {
             event: Some(&object.event),
             answers: &call.answers,
         };
-        self.journal(mode, at, &record);
+        self.journal(tx, mode, at, &record);
         Some(Observed {
             decision,
             written: call.written,
@@ -328,8 +315,8 @@ impl Correlators {
             .min()
     }
 
-    /// Runs every correlator's timers that are due.
-    pub fn tick(&mut self) {
+    /// Runs every correlator's timers that are due, writing into `tx`.
+    pub fn tick(&mut self, tx: &mut Tx) {
         let now = now();
         for index in 0..self.slots.len() {
             if self.slots[index]
@@ -340,17 +327,20 @@ impl Correlators {
                 continue;
             }
             let at = self.instants.issue(now);
-            {
-                let mut tx = self.tx.lock().expect("the writer's transaction");
-                tx.now = at;
-                tx.call.start(None);
-            }
-            self.slots[index].engine.tick(at);
-            self.slots[index].engine.take_retried();
-            let call = std::mem::take(&mut self.tx.lock().expect("the writer's transaction").call);
-            if self.trapped(index).is_none() {
+            tx.at(at);
+            let ((), call) = StoreSink::lend(
+                &mut self.slots[index].engine,
+                tx,
+                Call::new(None),
+                |engine| {
+                    engine.tick(at);
+                    engine.take_retried();
+                },
+            );
+            if self.trapped(tx, index).is_none() {
                 let mode = self.slots[index].mode;
                 self.journal(
+                    tx,
                     mode,
                     at,
                     &RecordRef {
@@ -362,9 +352,9 @@ impl Correlators {
         }
     }
 
-    /// Snapshots every correlator into the open transaction; each trims
-    /// its journal when it commits.
-    pub fn snapshot(&mut self) -> Result<(), String> {
+    /// Snapshots every correlator into `tx`; each trims its journal when
+    /// it commits.
+    pub fn snapshot(&mut self, tx: &mut Tx) -> Result<(), String> {
         for index in 0..self.slots.len() {
             let state = self.slots[index].engine.snapshot()?;
             let slot = &self.slots[index];
@@ -374,12 +364,7 @@ impl Correlators {
                 options: journal::encode_options(&slot.options),
                 state,
             };
-            self.tx
-                .lock()
-                .expect("the writer's transaction")
-                .batch()
-                .snapshots
-                .push(snapshot);
+            tx.batch().snapshots.push(snapshot);
         }
         self.since_snapshot = 0;
         Ok(())
@@ -388,7 +373,7 @@ impl Correlators {
     /// A trap in the last call of slot `index`, if one happened: the
     /// instance is then rebuilt from its durable state (snapshot and
     /// journal, including this transaction's records).
-    fn trapped(&mut self, index: usize) -> Option<String> {
+    fn trapped(&mut self, tx: &mut Tx, index: usize) -> Option<String> {
         let slot = &self.slots[index];
         if slot.engine.traps.len() == slot.traps {
             return None;
@@ -400,17 +385,13 @@ impl Correlators {
             .map(|t| t.to_string())
             .unwrap_or_default();
         let (mode, options) = (slot.mode, slot.options.clone());
-        let durable = {
-            let mut tx = self.tx.lock().expect("the writer's transaction");
-            let recovered = tx.store().recover();
-            recovered.map(|mut r| {
-                r.journal.extend(tx.batch().journal.iter().cloned());
-                r
-            })
-        };
+        let durable = tx.store().recover().map(|mut r| {
+            r.journal.extend(tx.batch().journal.iter().cloned());
+            r
+        });
         match durable
             .map_err(|e| e.to_string())
-            .and_then(|r| self.recover_slot(mode, options, &r))
+            .and_then(|r| self.recover_slot(tx, mode, options, &r))
         {
             Ok(slot) => self.slots[index] = slot,
             Err(e) => {

@@ -6,21 +6,27 @@
 //! Every answer is recorded for the journal, so a restart can replay the
 //! correlator's calls against the same answers instead of the store as it
 //! is by then (the legacy correlator keeps the count the sink reports).
+//!
+//! The sink holds the transaction only during a call: [`StoreSink::lend`]
+//! moves it in with the call's state and takes both back when the call
+//! returns, so the writer owns its transaction and nothing is shared.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
 use hush_core::write::store::stored_count;
 use hush_core::{Event, Patch, Sink, SinkError, Stored};
+use hush_engine::component::ComponentEngine;
 
 use crate::object::{EventObject, Meta};
 use crate::store::Key;
-use crate::writer::tx::{SharedTx, Tx, TxError};
+use crate::writer::tx::{Tx, TxError};
 
 /// One sink answer, as the journal keeps it.
 pub type Answer = Result<Stored, SinkError>;
 
-/// The correlator call the writer is making.
+/// The state of one correlator call: what the sink needs and what it
+/// records.
 #[derive(Debug, Default)]
 pub struct Call {
     /// The metadata of the object the client sent, which a create keeps.
@@ -34,51 +40,67 @@ pub struct Call {
 }
 
 impl Call {
-    /// Starts a call for an event sent with `meta` (none for a timer).
-    pub fn start(&mut self, meta: Option<Meta>) {
-        *self = Call {
+    /// A call for an event sent with `meta` (none for a timer).
+    pub fn new(meta: Option<Meta>) -> Call {
+        Call {
             meta,
             ..Call::default()
-        };
+        }
     }
 
-    /// Starts replaying a call with its recorded `answers`.
-    pub fn replay(&mut self, answers: Vec<Answer>) {
-        *self = Call {
+    /// A call replayed with its recorded `answers`.
+    pub fn replay(answers: Vec<Answer>) -> Call {
+        Call {
             replay: Some(answers.into()),
             ..Call::default()
-        };
+        }
     }
 }
 
-/// The writer's transaction as a [`Sink`].
+/// The writer's transaction as a [`Sink`], while it is lent for a call.
 #[derive(Default)]
 pub struct StoreSink {
-    tx: Option<SharedTx>,
+    lent: Option<(Tx, Call)>,
 }
 
 impl StoreSink {
-    /// A sink writing into `tx`.
-    pub fn new(tx: SharedTx) -> StoreSink {
-        StoreSink { tx: Some(tx) }
+    /// Lends `tx` to `engine`'s sink for `call`, runs `run` on the engine,
+    /// then takes the transaction back; returns what `run` returned and
+    /// the call as the sink left it (its answers, what it wrote).
+    pub fn lend<R>(
+        engine: &mut ComponentEngine<StoreSink>,
+        tx: &mut Tx,
+        call: Call,
+        run: impl FnOnce(&mut ComponentEngine<StoreSink>) -> R,
+    ) -> (R, Call) {
+        engine.sink_mut().lent = Some((tx.take(), call));
+        let result = run(engine);
+        // The sink moves with the host's state, also when a trapped
+        // instance is rebuilt, so what was lent is always there.
+        let (lent, call) = engine
+            .sink_mut()
+            .lent
+            .take()
+            .expect("the sink gives back the transaction it was lent");
+        *tx = lent;
+        (result, call)
     }
 
     /// Runs `write` in the transaction (or gives the recorded answer when
     /// replaying), recording the answer.
-    fn answer(&mut self, write: impl FnOnce(&mut Tx) -> Answer) -> Answer {
-        let Some(tx) = &self.tx else {
+    fn answer(&mut self, write: impl FnOnce(&mut Tx, &mut Call) -> Answer) -> Answer {
+        let Some((tx, call)) = &mut self.lent else {
             return Err(SinkError::Unavailable("the sink is not connected".into()));
         };
-        let mut tx = tx.lock().expect("the writer's transaction");
-        if let Some(replay) = &mut tx.call.replay {
+        if let Some(replay) = &mut call.replay {
             // A recorded call ran out of answers only if this hushd decides
             // differently from the one that wrote the journal.
             return replay
                 .pop_front()
                 .unwrap_or_else(|| Err(SinkError::Unavailable("no recorded answer".into())));
         }
-        let answer = write(&mut tx);
-        tx.call.answers.push(answer.clone());
+        let answer = write(tx, call);
+        call.answers.push(answer.clone());
         answer
     }
 }
@@ -101,20 +123,20 @@ fn sink_error(e: TxError) -> SinkError {
 
 impl Sink for StoreSink {
     fn create(&mut self, event: &Event) -> Answer {
-        self.answer(|tx| {
-            let meta = tx.call.meta.clone().unwrap_or_default();
+        self.answer(|tx, call| {
+            let meta = call.meta.clone().unwrap_or_default();
             let object = EventObject {
                 event: event.clone(),
                 meta,
             };
             let written = tx.create(object).map_err(sink_error)?;
-            tx.call.written = Some(written.clone());
+            call.written = Some(written.clone());
             Ok(stored(&written))
         })
     }
 
     fn patch(&mut self, namespace: &str, name: &str, patch: &Patch) -> Answer {
-        self.answer(|tx| {
+        self.answer(|tx, call| {
             let key = Key::new(namespace, name);
             let old = tx
                 .get(&key)
@@ -123,7 +145,7 @@ impl Sink for StoreSink {
             let mut new = EventObject::clone(&old);
             patch.apply_to(&mut new.event);
             let written = tx.update(new, &old);
-            tx.call.written = Some(written.clone());
+            call.written = Some(written.clone());
             Ok(stored(&written))
         })
     }

@@ -2,18 +2,19 @@
 //! written so far (read back before the store's committed state), the
 //! store batch, the changes to publish once it is durable, and the
 //! resource versions and server-set fields it hands out.
+//!
+//! The writer owns it; for a correlator's call it is lent, by value, to
+//! the correlator's sink ([`Tx::take`], [`crate::correlate::sink`]) and
+//! taken back when the call returns.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use hush_core::Timestamp;
 
 use crate::hub::{Change, ChangeKind};
 use crate::object::EventObject;
-use crate::store::{Batch, EventStore, Key, Put, StoreError};
-
-/// A transaction shared by the writer and the correlators' sinks.
-pub type SharedTx = Arc<Mutex<Tx>>;
+use crate::store::{Batch, EventStore, Key, Put, Recovered, StoreError};
 
 /// Why a write was not made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,9 +54,7 @@ pub struct Tx {
     rows: u64,
     ttl_nanos: i64,
     /// The instant the current command is handled at (creation and expiry).
-    pub now: Timestamp,
-    /// The correlator call in progress (see [`crate::correlate`]).
-    pub call: crate::correlate::sink::Call,
+    now: Timestamp,
     /// Random numbers for uids and generated names (seeded from the OS).
     rng: fastrand::Rng,
 }
@@ -82,9 +81,39 @@ impl Tx {
             rows,
             ttl_nanos,
             now: Timestamp::EPOCH,
-            call: Default::default(),
             rng: fastrand::Rng::with_seed(uuid::Uuid::new_v4().as_u64_pair().0),
         }
+    }
+
+    /// Moves this transaction out, leaving in its place one whose store
+    /// refuses everything: how the writer lends its transaction to a
+    /// correlator's sink for one call. Nothing is allocated.
+    pub fn take(&mut self) -> Tx {
+        let detached = Tx {
+            store: Box::new(Detached),
+            overlay: HashMap::new(),
+            batch: Batch::default(),
+            changes: Vec::new(),
+            committed_rv: 0,
+            rv: 0,
+            committed_rows: 0,
+            rows: 0,
+            ttl_nanos: 0,
+            now: Timestamp::EPOCH,
+            rng: fastrand::Rng::with_seed(0),
+        };
+        std::mem::replace(self, detached)
+    }
+
+    /// Stamps the writes that follow with `now`: creation times, and the
+    /// expiry their time to live counts from.
+    pub fn at(&mut self, now: Timestamp) {
+        self.now = now;
+    }
+
+    /// The instant the writes are stamped with.
+    pub fn now(&self) -> Timestamp {
+        self.now
     }
 
     /// The store, for what is not a write (recovery, expiry scans).
@@ -211,6 +240,33 @@ impl Tx {
                 Err(e)
             }
         }
+    }
+}
+
+/// The store of a transaction that is lent out: every access fails.
+struct Detached;
+
+impl Detached {
+    fn refused<T>() -> Result<T, StoreError> {
+        Err(StoreError("the transaction is lent to a correlator".into()))
+    }
+}
+
+impl EventStore for Detached {
+    fn recover(&mut self) -> Result<Recovered, StoreError> {
+        Detached::refused()
+    }
+    fn get(&mut self, _key: &Key) -> Result<Option<EventObject>, StoreError> {
+        Detached::refused()
+    }
+    fn commit(&mut self, _batch: &Batch) -> Result<(), StoreError> {
+        Detached::refused()
+    }
+    fn expired(&mut self, _now: Timestamp, _limit: usize) -> Result<Vec<EventObject>, StoreError> {
+        Detached::refused()
+    }
+    fn size_bytes(&mut self) -> Result<u64, StoreError> {
+        Detached::refused()
     }
 }
 
