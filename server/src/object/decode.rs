@@ -1,12 +1,14 @@
 //! Reading an Event from a request body (or a stored record), in either
-//! API group's field names, as the API server's decoder does: unknown
-//! fields are collected for `fieldValidation`, `null` means unset, times
-//! are accepted in any RFC 3339 form and kept to the precision the field
-//! has on the wire (seconds for `metav1.Time`, microseconds for `MicroTime`).
+//! API group's field names, as the API server's decoder does: hush-core's
+//! strict Event reader ([`StrictEvent`]) with the API server's parts
+//! around it: the full `ObjectMeta`, unknown fields collected for
+//! `fieldValidation`, and the API server's errors for a body that is not
+//! JSON or not this group's Event.
 
 use std::collections::BTreeMap;
 
-use hush_core::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference, Timestamp};
+use hush_core::format::kube_json::{Shape, StrictEvent};
+use hush_core::{ObjectMeta, Timestamp};
 use serde::{Deserialize, Deserializer};
 
 use super::validate::Cause;
@@ -69,8 +71,10 @@ pub fn decode_value(value: serde_json::Value, group: Group) -> Result<Decoded, D
 
 /// Reads a stored record (core/v1 JSON written by [`super::encode`]).
 pub fn decode_stored(body: &[u8]) -> Result<EventObject, String> {
-    let input: CoreIn = serde_json::from_slice(body).map_err(|e| e.to_string())?;
-    Ok(input.into_object().0)
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let read = StrictEvent::<MetaIn>::read(&mut de, Shape::CoreV1).map_err(|e| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(into_object(read))
 }
 
 fn decode_from<'de, D: Deserializer<'de>>(de: D, group: Group) -> Result<Decoded, DecodeError>
@@ -78,37 +82,36 @@ where
     D::Error: std::fmt::Display,
 {
     let mut unknown_fields = Vec::new();
-    let cannot = |e: &dyn std::fmt::Display| {
+    let mut unknown = |path: serde_ignored::Path<'_>| unknown_fields.push(dotted(&path));
+    let read = StrictEvent::<MetaIn>::read(
+        serde_ignored::Deserializer::new(de, &mut unknown),
+        group.shape(),
+    )
+    .map_err(|e| {
         DecodeError::NotAnEvent(format!(
             "Event in version \"v1\" cannot be handled as a Event: {e}"
         ))
-    };
-    let (head, (object, causes)) = match group {
-        Group::Core => {
-            let input: CoreIn =
-                serde_ignored::deserialize(de, |path| unknown_fields.push(dotted(&path)))
-                    .map_err(|e| cannot(&e))?;
-            (
-                (input.kind.clone(), input.api_version.clone()),
-                input.into_object(),
-            )
-        }
-        Group::Events => {
-            let input: EventsIn =
-                serde_ignored::deserialize(de, |path| unknown_fields.push(dotted(&path)))
-                    .map_err(|e| cannot(&e))?;
-            (
-                (input.kind.clone(), input.api_version.clone()),
-                input.into_object(),
-            )
-        }
-    };
-    check_type(head.0.as_deref(), head.1.as_deref(), group)?;
+    })?;
+    check_type(read.kind.as_deref(), read.api_version.as_deref(), group)?;
+    let causes = read
+        .missing
+        .iter()
+        .map(|field| Cause::required(field))
+        .collect();
     Ok(Decoded {
-        object,
+        object: into_object(read),
         unknown_fields,
         causes,
     })
+}
+
+/// The stored object of an Event read strictly: the core's event with the
+/// metadata split between the core's fields and the API server's.
+fn into_object(read: StrictEvent<MetaIn>) -> EventObject {
+    let (metadata, meta) = read.metadata.unwrap_or_default().split();
+    let mut event = read.event;
+    event.metadata = metadata;
+    EventObject { event, meta }
 }
 
 /// A field path as the API server names it: `metadata.foo`, `items[0].x`.
@@ -170,10 +173,6 @@ fn seconds(t: Option<TimeIn>) -> Option<Timestamp> {
     t.map(|t| t.0.truncate_to_second())
 }
 
-fn micros(t: Option<TimeIn>) -> Option<Timestamp> {
-    t.map(|t| t.0.truncate_to_micro())
-}
-
 #[derive(Deserialize, Default)]
 #[serde(default, rename = "ObjectMeta", rename_all = "camelCase")]
 struct MetaIn {
@@ -219,167 +218,6 @@ impl MetaIn {
                 managed_fields: self.managed_fields.unwrap_or_default(),
             },
         )
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct RefIn {
-    kind: Option<String>,
-    namespace: Option<String>,
-    name: Option<String>,
-    uid: Option<String>,
-    api_version: Option<String>,
-    resource_version: Option<String>,
-    field_path: Option<String>,
-}
-
-impl From<RefIn> for ObjectReference {
-    fn from(r: RefIn) -> Self {
-        ObjectReference {
-            kind: r.kind.unwrap_or_default(),
-            namespace: r.namespace.unwrap_or_default(),
-            name: r.name.unwrap_or_default(),
-            uid: r.uid.unwrap_or_default(),
-            api_version: r.api_version.unwrap_or_default(),
-            resource_version: r.resource_version.unwrap_or_default(),
-            field_path: r.field_path.unwrap_or_default(),
-        }
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct SourceIn {
-    component: Option<String>,
-    host: Option<String>,
-}
-
-impl From<SourceIn> for EventSource {
-    fn from(s: SourceIn) -> Self {
-        EventSource {
-            component: s.component.unwrap_or_default(),
-            host: s.host.unwrap_or_default(),
-        }
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct SeriesIn {
-    count: Option<i32>,
-    last_observed_time: Option<TimeIn>,
-}
-
-/// The series, or the cause that makes it invalid (a series needs its
-/// last observed time; the core model cannot hold one without it).
-fn series(s: Option<SeriesIn>, causes: &mut Vec<Cause>) -> Option<EventSeries> {
-    let s = s?;
-    match micros(s.last_observed_time) {
-        Some(last_observed_time) => Some(EventSeries {
-            count: s.count.unwrap_or_default(),
-            last_observed_time,
-        }),
-        None => {
-            causes.push(Cause::required("series.lastObservedTime"));
-            None
-        }
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default, rename = "Event", rename_all = "camelCase")]
-struct CoreIn {
-    kind: Option<String>,
-    api_version: Option<String>,
-    metadata: Option<MetaIn>,
-    involved_object: Option<RefIn>,
-    reason: Option<String>,
-    message: Option<String>,
-    source: Option<SourceIn>,
-    first_timestamp: Option<TimeIn>,
-    last_timestamp: Option<TimeIn>,
-    count: Option<i32>,
-    #[serde(rename = "type")]
-    type_: Option<String>,
-    event_time: Option<TimeIn>,
-    series: Option<SeriesIn>,
-    action: Option<String>,
-    related: Option<RefIn>,
-    reporting_component: Option<String>,
-    reporting_instance: Option<String>,
-}
-
-impl CoreIn {
-    fn into_object(self) -> (EventObject, Vec<Cause>) {
-        let mut causes = Vec::new();
-        let (metadata, meta) = self.metadata.unwrap_or_default().split();
-        let event = Event {
-            metadata,
-            involved_object: self.involved_object.unwrap_or_default().into(),
-            reason: self.reason.unwrap_or_default(),
-            message: self.message.unwrap_or_default(),
-            source: self.source.unwrap_or_default().into(),
-            first_timestamp: seconds(self.first_timestamp),
-            last_timestamp: seconds(self.last_timestamp),
-            count: self.count.unwrap_or_default(),
-            type_: self.type_.unwrap_or_default(),
-            event_time: micros(self.event_time),
-            series: series(self.series, &mut causes),
-            action: self.action.unwrap_or_default(),
-            related: self.related.map(Into::into),
-            reporting_controller: self.reporting_component.unwrap_or_default(),
-            reporting_instance: self.reporting_instance.unwrap_or_default(),
-        };
-        (EventObject { event, meta }, causes)
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default, rename = "Event", rename_all = "camelCase")]
-struct EventsIn {
-    kind: Option<String>,
-    api_version: Option<String>,
-    metadata: Option<MetaIn>,
-    event_time: Option<TimeIn>,
-    series: Option<SeriesIn>,
-    reporting_controller: Option<String>,
-    reporting_instance: Option<String>,
-    action: Option<String>,
-    reason: Option<String>,
-    regarding: Option<RefIn>,
-    related: Option<RefIn>,
-    note: Option<String>,
-    #[serde(rename = "type")]
-    type_: Option<String>,
-    deprecated_source: Option<SourceIn>,
-    deprecated_first_timestamp: Option<TimeIn>,
-    deprecated_last_timestamp: Option<TimeIn>,
-    deprecated_count: Option<i32>,
-}
-
-impl EventsIn {
-    fn into_object(self) -> (EventObject, Vec<Cause>) {
-        let mut causes = Vec::new();
-        let (metadata, meta) = self.metadata.unwrap_or_default().split();
-        let event = Event {
-            metadata,
-            involved_object: self.regarding.unwrap_or_default().into(),
-            reason: self.reason.unwrap_or_default(),
-            message: self.note.unwrap_or_default(),
-            source: self.deprecated_source.unwrap_or_default().into(),
-            first_timestamp: seconds(self.deprecated_first_timestamp),
-            last_timestamp: seconds(self.deprecated_last_timestamp),
-            count: self.deprecated_count.unwrap_or_default(),
-            type_: self.type_.unwrap_or_default(),
-            event_time: micros(self.event_time),
-            series: series(self.series, &mut causes),
-            action: self.action.unwrap_or_default(),
-            related: self.related.map(Into::into),
-            reporting_controller: self.reporting_controller.unwrap_or_default(),
-            reporting_instance: self.reporting_instance.unwrap_or_default(),
-        };
-        (EventObject { event, meta }, causes)
     }
 }
 

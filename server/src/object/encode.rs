@@ -2,7 +2,7 @@
 //! [`EventFields`] (the Go structs' field order and `omitempty` rules)
 //! around the object's full metadata.
 
-use hush_core::format::kube_json::{EventFields, Seconds};
+use hush_core::format::kube_json::{EventFields, MetaJson, MoreMeta};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::{EventObject, Group};
@@ -55,36 +55,23 @@ impl Serialize for PartialMetadata<'_> {
     }
 }
 
-macro_rules! entry_if {
-    ($map:ident, $key:literal, $value:expr) => {
-        if !$value.is_empty() {
-            $map.serialize_entry($key, $value)?;
-        }
-    };
-}
-
 /// An object's `ObjectMeta`: hush-core's fields and the rest, in Go's order.
 struct MetaView<'a>(&'a EventObject);
 
 impl Serialize for MetaView<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (core, meta) = (&self.0.event.metadata, &self.0.meta);
-        let mut map = s.serialize_map(None)?;
-        entry_if!(map, "name", &core.name);
-        entry_if!(map, "generateName", &meta.generate_name);
-        entry_if!(map, "namespace", &core.namespace);
-        entry_if!(map, "uid", &meta.uid);
-        entry_if!(map, "resourceVersion", &core.resource_version);
-        if meta.generation != 0 {
-            map.serialize_entry("generation", &meta.generation)?;
-        }
-        map.serialize_entry("creationTimestamp", &Seconds(meta.creation_timestamp))?;
-        entry_if!(map, "labels", &meta.labels);
-        entry_if!(map, "annotations", &core.annotations);
-        entry_if!(map, "ownerReferences", &meta.owner_references);
-        entry_if!(map, "finalizers", &meta.finalizers);
-        entry_if!(map, "managedFields", &meta.managed_fields);
-        map.end()
+        let meta = &self.0.meta;
+        let more = MoreMeta {
+            generate_name: &meta.generate_name,
+            uid: &meta.uid,
+            generation: meta.generation,
+            creation_timestamp: meta.creation_timestamp,
+            labels: &meta.labels,
+            owner_references: &meta.owner_references,
+            finalizers: &meta.finalizers,
+            managed_fields: &meta.managed_fields,
+        };
+        MetaJson(&self.0.event.metadata, Some(more)).serialize(s)
     }
 }
 
