@@ -1,13 +1,10 @@
 //! The single-object event endpoints: create (correlated or as sent),
-//! get, replace, patch and delete, in either group.
+//! get, and the one path of replace (PUT) and patch (PATCH), in either
+//! group. Deletes are in [`super::delete`].
 
-use std::sync::Arc;
-
-use axum::Router;
 use axum::extract::{Path, Request, State};
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use bytes::Bytes;
 
 use super::patch::{self, PatchKind};
@@ -15,7 +12,8 @@ use super::query::{FieldValidation, Query};
 use super::status::ApiError;
 use super::table::{self, ListMeta};
 use super::{
-    App, DECISION_HEADER, Format, body, decision_header, list, negotiate, object_response, warning,
+    App, DECISION_HEADER, Format, GroupState, body, decision_header, negotiate, object_response,
+    warning,
 };
 use crate::clock::now;
 use crate::object::decode::{DecodeError, Decoded, decode, decode_value};
@@ -24,46 +22,6 @@ use crate::object::validate::{self, Cause};
 use crate::object::{EventObject, Group};
 use crate::store::Key;
 use crate::writer::{Answer, Command, Decision, Outcome, WriteError, Written};
-
-/// Adds `group`'s event routes to `router`.
-pub fn routes(router: Router<Arc<App>>, group: Group) -> Router<Arc<App>> {
-    let prefix = match group {
-        Group::Core => "/api/v1",
-        Group::Events => "/apis/events.k8s.io/v1",
-    };
-    router
-        .route(
-            &format!("{prefix}/events"),
-            get(move |State(app): State<Arc<App>>, req: Request| list::collection(app, group, None, req)),
-        )
-        .route(
-            &format!("{prefix}/namespaces/{{namespace}}/events"),
-            get(move |State(app): State<Arc<App>>, Path(ns): Path<String>, req: Request| {
-                list::collection(app, group, Some(ns), req)
-            })
-            .post(move |State(app): State<Arc<App>>, Path(ns): Path<String>, req: Request| async move {
-                create(app, group, ns, req).await.unwrap_or_else(IntoResponse::into_response)
-            })
-            .delete(move |State(app): State<Arc<App>>, Path(ns): Path<String>, req: Request| {
-                list::delete_collection(app, group, ns, req)
-            }),
-        )
-        .route(
-            &format!("{prefix}/namespaces/{{namespace}}/events/{{name}}"),
-            get(move |State(app): State<Arc<App>>, Path((ns, name)): Path<(String, String)>, req: Request| async move {
-                get_one(app, group, ns, name, req).await.unwrap_or_else(IntoResponse::into_response)
-            })
-            .put(move |State(app): State<Arc<App>>, Path((ns, name)): Path<(String, String)>, req: Request| async move {
-                replace(app, group, ns, name, req).await.unwrap_or_else(IntoResponse::into_response)
-            })
-            .patch(move |State(app): State<Arc<App>>, Path((ns, name)): Path<(String, String)>, req: Request| async move {
-                patch(app, group, ns, name, req).await.unwrap_or_else(IntoResponse::into_response)
-            })
-            .delete(move |State(app): State<Arc<App>>, Path((ns, name)): Path<(String, String)>, req: Request| async move {
-                delete(app, group, ns, name, req).await.unwrap_or_else(IntoResponse::into_response)
-            }),
-        )
-}
 
 /// The Status for a writer's refusal of `name`.
 pub fn write_error(e: WriteError, group: Group, name: &str) -> ApiError {
@@ -89,36 +47,34 @@ pub fn write_error(e: WriteError, group: Group, name: &str) -> ApiError {
 }
 
 /// Reads a create or replace request: its query, and its body as an Event
-/// of `group` with the warnings `fieldValidation` asks for.
+/// of the group with the warnings `fieldValidation` asks for.
 async fn read_request(
-    app: &App,
-    group: Group,
+    s: &GroupState,
     req: Request,
 ) -> Result<(Query, Decoded, Vec<String>), ApiError> {
     let (parts, body) = req.into_parts();
     let query = Query::parse(parts.uri.query())?;
-    body::require_json(&parts.headers, app)?;
-    let bytes = body::read(&parts.headers, body, app).await?;
-    let (decoded, warnings) = read_event(&bytes, group, &query, app)?;
+    body::require_json(&parts.headers, &s.app)?;
+    let bytes = body::read(&parts.headers, body, &s.app).await?;
+    let (decoded, warnings) = read_event(s, &bytes, &query)?;
     Ok((query, decoded, warnings))
 }
 
-/// Reads a body as an Event of `group` and applies `fieldValidation`;
+/// Reads a body as an Event of the group and applies `fieldValidation`;
 /// returns the object, its decode-time causes and the warnings to send.
 fn read_event(
+    s: &GroupState,
     bytes: &[u8],
-    group: Group,
     query: &Query,
-    app: &App,
 ) -> Result<(Decoded, Vec<String>), ApiError> {
-    let decoded = decode(bytes, group).map_err(|e| {
-        app.metrics.bad(match e {
+    let decoded = decode(bytes, s.group).map_err(|e| {
+        s.metrics.bad(match e {
             DecodeError::Syntax(_) => "malformed-json",
             DecodeError::NotAnEvent(_) => "not-an-event",
         });
         ApiError::bad_request(e.to_string())
     })?;
-    checked_fields(decoded, query, app)
+    checked_fields(decoded, query, &s.app)
 }
 
 fn checked_fields(
@@ -157,14 +113,14 @@ fn place(object: &mut EventObject, namespace: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn invalid(app: &App, group: Group, object: &EventObject, causes: &[Cause]) -> ApiError {
-    app.metrics.bad("invalid");
+fn invalid(s: &GroupState, object: &EventObject, causes: &[Cause]) -> ApiError {
+    s.metrics.bad("invalid");
     let name = if object.name().is_empty() {
         &object.meta.generate_name
     } else {
         object.name()
     };
-    ApiError::invalid(group, name, causes)
+    ApiError::invalid(s.group, name, causes)
 }
 
 /// A write's answer: the object with its status, or the Status; both
@@ -198,30 +154,30 @@ fn decorate(response: &mut Response, decision: &Decision, warnings: &[String]) {
     }
 }
 
-async fn create(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
+/// `POST …/namespaces/NS/events`.
+pub async fn create(
+    State(s): State<GroupState>,
+    Path(namespace): Path<String>,
     req: Request,
 ) -> Result<Response, ApiError> {
-    let (query, decoded, warnings) = read_request(&app, group, req).await?;
+    let (query, decoded, warnings) = read_request(&s, req).await?;
     let mut object = decoded.object;
     place(&mut object, &namespace)?;
     if !object.event.metadata.resource_version.is_empty() {
-        app.metrics.bad("resource-version-on-create");
+        s.metrics.bad("resource-version-on-create");
         return Err(ApiError::bad_request(
             "resourceVersion should not be set on objects to be created",
         ));
     }
     let mut causes = decoded.causes;
-    causes.extend(validate::create(&object, group));
+    causes.extend(validate::create(&object, s.group));
     if !causes.is_empty() {
-        return Err(invalid(&app, group, &object, &causes));
+        return Err(invalid(&s, &object, &causes));
     }
     if query.dry_run {
         object.meta.uid = crate::writer::tx::new_uid(&mut fastrand::Rng::new());
         object.meta.creation_timestamp = Some(now().truncate_to_second());
-        let mut response = object_response(StatusCode::CREATED, group, &object);
+        let mut response = object_response(StatusCode::CREATED, s.group, &object);
         decorate(
             &mut response,
             &Decision {
@@ -236,19 +192,20 @@ async fn create(
     // Writes that already carry client-go's correlation (a count, a
     // series) are stored as sent, never counted again.
     let raw = object.event.count <= 1 && object.event.series.is_none();
-    let correlate = app.correlate.mode_for(group).filter(|_| raw);
+    let correlate = s.correlate.mode_for(s.group).filter(|_| raw);
     let name = object.name().to_string();
-    let reply = app
+    let reply = s
         .write(|reply| Command::Create {
             object,
             correlate,
             reply,
         })
         .await?;
-    Ok(answer(reply, group, &name, &warnings))
+    Ok(answer(reply, s.group, &name, &warnings))
 }
 
-async fn current(app: &Arc<App>, key: Key) -> Result<Option<EventObject>, ApiError> {
+/// The committed object `key`, if any.
+async fn current(app: &App, key: Key) -> Result<Option<EventObject>, ApiError> {
     let reader = app.reader.clone();
     tokio::task::spawn_blocking(move || reader.get(&key))
         .await
@@ -256,32 +213,31 @@ async fn current(app: &Arc<App>, key: Key) -> Result<Option<EventObject>, ApiErr
         .map_err(|e| ApiError::internal(e.to_string()))
 }
 
-async fn get_one(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
-    name: String,
+/// `GET …/namespaces/NS/events/NAME`, as JSON or a Table.
+pub async fn get(
+    State(s): State<GroupState>,
+    Path((namespace, name)): Path<(String, String)>,
     req: Request,
 ) -> Result<Response, ApiError> {
     let format = negotiate(req.headers())?;
     let query = Query::parse(req.uri().query())?;
-    let object = current(&app, Key::new(&namespace, &name))
+    let object = current(&s.app, Key::new(&namespace, &name))
         .await?
-        .ok_or_else(|| ApiError::not_found(group, &name))?;
+        .ok_or_else(|| ApiError::not_found(s.group, &name))?;
     Ok(match format {
-        Format::Json => object_response(StatusCode::OK, group, &object),
+        Format::Json => object_response(StatusCode::OK, s.group, &object),
         Format::Table => {
             let meta = ListMeta {
                 resource_version: object.event.metadata.resource_version.clone(),
                 ..ListMeta::default()
             };
-            table::response(&[&object], group, query.include_object, meta)
+            table::response(&[&object], s.group, query.include_object, meta)
         }
     })
 }
 
 /// The stored version a write requires: `rv` as a number, none when empty.
-fn precondition(rv: &str) -> Result<Option<u64>, ApiError> {
+pub(super) fn precondition(rv: &str) -> Result<Option<u64>, ApiError> {
     match rv {
         "" => Ok(None),
         rv => rv
@@ -291,33 +247,135 @@ fn precondition(rv: &str) -> Result<Option<u64>, ApiError> {
     }
 }
 
-/// What a PUT or PATCH ends in.
-enum Updated {
-    /// A dry run's answer: the object as it would be stored.
-    DryRun(Response),
-    /// The writer's answer.
-    Written(Answer),
+/// How a PUT or PATCH makes the object it stores.
+enum Edit {
+    /// PUT: the body is the new object, which names the version it
+    /// replaces (or none).
+    Replace {
+        decoded: Option<Box<Decoded>>,
+        warnings: Vec<String>,
+    },
+    /// PATCH: the patch applied to the stored object (server-side apply
+    /// may create it), which it must still find unchanged.
+    Patch { kind: PatchKind, bytes: Bytes },
 }
 
-/// The update path of PUT and PATCH: checks the object the request leaves
-/// against the URL's `key` and the stored `old` one (creating it when
-/// there is none), then has the writer store it if the stored version is
-/// still `expected`; a dry run stops before the writer.
-async fn update(
-    app: &App,
-    group: Group,
+/// Attempts of a patch that keeps meeting concurrent writes (the API
+/// server's GuaranteedUpdate retries the same way).
+const PATCH_ATTEMPTS: usize = 5;
+
+impl Edit {
+    fn attempts(&self) -> usize {
+        match self {
+            Edit::Replace { .. } => 1,
+            Edit::Patch { .. } => PATCH_ATTEMPTS,
+        }
+    }
+
+    /// The new object for the stored `old` one, its warnings, and the
+    /// stored version the write requires.
+    fn apply(
+        &mut self,
+        s: &GroupState,
+        query: &Query,
+        name: &str,
+        old: Option<&EventObject>,
+    ) -> Result<(Decoded, Vec<String>, Option<u64>), ApiError> {
+        match self {
+            Edit::Replace { decoded, warnings } => {
+                let decoded = *decoded.take().expect("a replace is attempted once");
+                let expected = precondition(&decoded.object.event.metadata.resource_version)?;
+                Ok((decoded, std::mem::take(warnings), expected))
+            }
+            Edit::Patch { kind, bytes } => {
+                let (decoded, warnings) = match old {
+                    None if *kind == PatchKind::Apply => read_event(s, bytes, query)?,
+                    None => return Err(ApiError::not_found(s.group, name)),
+                    Some(old) => {
+                        let mut value =
+                            serde_json::to_value(View(s.group, old)).expect("an Event serializes");
+                        patch::apply(*kind, &mut value, bytes)
+                            .inspect_err(|_| s.metrics.bad("bad-patch"))?;
+                        let decoded = decode_value(value, s.group).map_err(|e| {
+                            s.metrics.bad("bad-patch");
+                            ApiError::bad_request(e.to_string())
+                        })?;
+                        checked_fields(decoded, query, &s.app)?
+                    }
+                };
+                Ok((decoded, warnings, old.map(EventObject::resource_version)))
+            }
+        }
+    }
+
+    /// Whether a write refused as `e` is tried again on the newer object.
+    fn retries(&self, e: &WriteError, had_old: bool) -> bool {
+        match self {
+            Edit::Replace { .. } => false,
+            Edit::Patch { kind, .. } => {
+                matches!(
+                    e,
+                    WriteError::Conflict(_) | WriteError::NotFound | WriteError::AlreadyExists
+                ) && (had_old || *kind == PatchKind::Apply)
+            }
+        }
+    }
+}
+
+/// The one path of PUT and PATCH: reads the stored object, makes the new
+/// one by `edit`, checks it against the URL's `key` and the stored one
+/// (creating it when there is none), and has the writer store it if the
+/// stored version is still the one required; a dry run stops before the
+/// writer. A patch that meets a concurrent write is made again.
+async fn modify(
+    s: &GroupState,
+    key: Key,
+    query: Query,
+    mut edit: Edit,
+) -> Result<Response, ApiError> {
+    for _ in 0..edit.attempts() {
+        let old = current(&s.app, key.clone()).await?;
+        let (decoded, warnings, expected) = edit.apply(s, &query, &key.name, old.as_ref())?;
+        let object = checked(s, &key, decoded, old.as_ref())?;
+        if query.dry_run {
+            return Ok(object_response(StatusCode::OK, s.group, &object));
+        }
+        let create = old.is_none();
+        let reply = s
+            .write(|reply| Command::Update {
+                object,
+                expected,
+                create,
+                reply,
+            })
+            .await?;
+        match &reply.result {
+            // Someone wrote in between: edit the newer object.
+            Err(e) if edit.retries(e, old.is_some()) => {}
+            _ => return Ok(answer(reply, s.group, &key.name, &warnings)),
+        }
+    }
+    Err(ApiError::conflict(
+        s.group,
+        &key.name,
+        "the object kept changing; please try again",
+    ))
+}
+
+/// The object a PUT or PATCH leaves, checked against the URL's `key` and
+/// the stored `old` one (validated as a create when there is none).
+fn checked(
+    s: &GroupState,
     key: &Key,
     decoded: Decoded,
     old: Option<&EventObject>,
-    expected: Option<u64>,
-    dry_run: bool,
-) -> Result<Updated, ApiError> {
+) -> Result<EventObject, ApiError> {
     let (mut object, mut causes) = (decoded.object, decoded.causes);
     place(&mut object, &key.namespace)?;
     if object.name().is_empty() {
         object.event.metadata.name.clone_from(&key.name);
     } else if object.name() != key.name {
-        app.metrics.bad("name-mismatch");
+        s.metrics.bad("name-mismatch");
         return Err(ApiError::bad_request(format!(
             "the name of the object ({}) does not match the name on the URL ({})",
             object.name(),
@@ -326,70 +384,38 @@ async fn update(
     }
     match old {
         Some(old) => {
-            if group == Group::Events {
+            if s.group == Group::Events {
                 object.unfill_event_time(old);
             }
-            causes.extend(validate::update(&object, old, group));
+            causes.extend(validate::update(&object, old, s.group));
         }
-        None => causes.extend(validate::create(&object, group)),
+        None => causes.extend(validate::create(&object, s.group)),
     }
     if !causes.is_empty() {
-        return Err(invalid(app, group, &object, &causes));
+        return Err(invalid(s, &object, &causes));
     }
-    if dry_run {
-        return Ok(Updated::DryRun(object_response(
-            StatusCode::OK,
-            group,
-            &object,
-        )));
-    }
-    let create = old.is_none();
-    let reply = app
-        .write(|reply| Command::Update {
-            object,
-            expected,
-            create,
-            reply,
-        })
-        .await?;
-    Ok(Updated::Written(reply))
+    Ok(object)
 }
 
-async fn replace(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
-    name: String,
+/// `PUT …/namespaces/NS/events/NAME`.
+pub async fn replace(
+    State(s): State<GroupState>,
+    Path((namespace, name)): Path<(String, String)>,
     req: Request,
 ) -> Result<Response, ApiError> {
-    let (query, decoded, warnings) = read_request(&app, group, req).await?;
-    let expected = precondition(&decoded.object.event.metadata.resource_version)?;
-    let key = Key::new(&namespace, &name);
-    let old = current(&app, key.clone()).await?;
-    let updated = update(
-        &app,
-        group,
-        &key,
-        decoded,
-        old.as_ref(),
-        expected,
-        query.dry_run,
-    );
-    Ok(match updated.await? {
-        Updated::DryRun(response) => response,
-        Updated::Written(reply) => answer(reply, group, &name, &warnings),
-    })
+    let (query, decoded, warnings) = read_request(&s, req).await?;
+    let edit = Edit::Replace {
+        decoded: Some(Box::new(decoded)),
+        warnings,
+    };
+    modify(&s, Key::new(&namespace, &name), query, edit).await
 }
 
-/// Attempts of a patch that keeps meeting concurrent writes (the API
-/// server's GuaranteedUpdate retries the same way).
-const PATCH_ATTEMPTS: usize = 5;
-
-async fn patch(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
-    name: String,
+/// `PATCH …/namespaces/NS/events/NAME`: JSON patch, merge patch,
+/// strategic merge patch or server-side apply.
+pub async fn patch(
+    State(s): State<GroupState>,
+    Path((namespace, name)): Path<(String, String)>,
     req: Request,
 ) -> Result<Response, ApiError> {
     let (parts, body) = req.into_parts();
@@ -399,138 +425,18 @@ async fn patch(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
     let kind = PatchKind::from_content_type(content_type)
-        .inspect_err(|_| app.metrics.bad("unsupported-media-type"))?;
+        .inspect_err(|_| s.metrics.bad("unsupported-media-type"))?;
     if kind == PatchKind::Apply && query.field_manager.as_deref().unwrap_or("").is_empty() {
         return Err(ApiError::bad_request(
             "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch",
         ));
     }
-    let bytes: Bytes = body::read(&parts.headers, body, &app).await?;
-    for _ in 0..PATCH_ATTEMPTS {
-        let key = Key::new(&namespace, &name);
-        let old = current(&app, key.clone()).await?;
-        let (decoded, warnings) = match &old {
-            None if kind == PatchKind::Apply => read_event(&bytes, group, &query, &app)?,
-            None => return Err(ApiError::not_found(group, &name)),
-            Some(old) => {
-                let mut value =
-                    serde_json::to_value(View(group, old)).expect("an Event serializes");
-                patch::apply(kind, &mut value, &bytes)
-                    .inspect_err(|_| app.metrics.bad("bad-patch"))?;
-                let decoded = decode_value(value, group).map_err(|e| {
-                    app.metrics.bad("bad-patch");
-                    ApiError::bad_request(e.to_string())
-                })?;
-                checked_fields(decoded, &query, &app)?
-            }
-        };
-        let expected = old.as_ref().map(EventObject::resource_version);
-        let updated = update(
-            &app,
-            group,
-            &key,
-            decoded,
-            old.as_ref(),
-            expected,
-            query.dry_run,
-        );
-        let reply = match updated.await? {
-            Updated::DryRun(response) => return Ok(response),
-            Updated::Written(reply) => reply,
-        };
-        match reply.result {
-            // Someone wrote in between: patch the newer object.
-            Err(WriteError::Conflict(_) | WriteError::NotFound)
-            | Err(WriteError::AlreadyExists)
-                if old.is_some() || kind == PatchKind::Apply => {}
-            _ => return Ok(answer(reply, group, &name, &warnings)),
-        }
-    }
-    Err(ApiError::conflict(
-        group,
-        &name,
-        "the object kept changing; please try again",
-    ))
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct DeleteOptions {
-    preconditions: Option<Preconditions>,
-    dry_run: Option<Vec<String>>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-pub(super) struct Preconditions {
-    uid: Option<String>,
-    resource_version: Option<String>,
-}
-
-/// A delete's options: `dryRun` (in the query or, as client-go sends it,
-/// in the body's DeleteOptions) and the body's preconditions.
-pub(super) async fn delete_options(
-    parts: &axum::http::request::Parts,
-    body: axum::body::Body,
-    app: &App,
-) -> Result<(bool, Preconditions), ApiError> {
-    let query = Query::parse(parts.uri.query())?;
-    let bytes = body::read(&parts.headers, body, app).await?;
-    let options: DeleteOptions = if bytes.iter().all(u8::is_ascii_whitespace) {
-        DeleteOptions::default()
-    } else {
-        serde_json::from_slice(&bytes).map_err(|e| {
-            app.metrics.bad("malformed-json");
-            ApiError::bad_request(format!("invalid DeleteOptions: {e}"))
-        })?
-    };
-    let dry_run = query.dry_run
-        || options
-            .dry_run
-            .is_some_and(|d| d.iter().any(|v| v == "All"));
-    Ok((dry_run, options.preconditions.unwrap_or_default()))
-}
-
-async fn delete(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
-    name: String,
-    req: Request,
-) -> Result<Response, ApiError> {
-    let (parts, body) = req.into_parts();
-    let (dry_run, preconditions) = delete_options(&parts, body, &app).await?;
-    let expected = precondition(preconditions.resource_version.as_deref().unwrap_or(""))?;
-    let uid = preconditions.uid.filter(|u| !u.is_empty());
-    // A dry run goes through the writer too: it checks what a delete
-    // checks (existence, preconditions) and deletes nothing.
-    let reply = app
-        .write(|reply| Command::Delete {
-            keys: vec![Key::new(&namespace, &name)],
-            uid,
-            expected,
-            dry_run,
-            reply,
-        })
-        .await?;
-    let deleted = reply.result.map_err(|e| write_error(e, group, &name))?;
-    let deleted = EventObject::clone(
-        deleted
-            .first()
-            .ok_or_else(|| ApiError::not_found(group, &name))?,
-    );
-    let details = super::status::Details {
-        name: name.clone(),
-        group: group.name(),
-        kind: "events",
-        uid: deleted.meta.uid.clone(),
-        ..Default::default()
-    };
-    let body = super::status::status_json(StatusCode::OK, "", "", Some(&details));
-    let mut response = super::json(StatusCode::OK, "application/json", body);
-    response.headers_mut().insert(
-        HeaderName::from_static(DECISION_HEADER),
-        HeaderValue::from_static("delete; rule=as-sent"),
-    );
-    Ok(response)
+    let bytes = body::read(&parts.headers, body, &s.app).await?;
+    modify(
+        &s,
+        Key::new(&namespace, &name),
+        query,
+        Edit::Patch { kind, bytes },
+    )
+    .await
 }

@@ -1,13 +1,12 @@
 //! Lists (`GET …/events`, namespaced or across namespaces) with field and
 //! label selectors, `limit` and `continue`, as JSON or a Table; the same
-//! path with `watch=true` streams changes; `DELETE` on it deletes what the
-//! selectors match.
+//! path with `watch=true` streams changes ([`super::watch`]).
 
 use std::sync::Arc;
 
-use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{Path, Request, State};
+use axum::http::StatusCode;
+use axum::response::Response;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
@@ -16,11 +15,10 @@ use super::query::Query;
 use super::selectors::Selectors;
 use super::status::ApiError;
 use super::table::{self, ListMeta};
-use super::{App, DECISION_HEADER, Format, json, negotiate};
+use super::{App, Format, GroupState, json, negotiate};
 use crate::object::encode::Item;
 use crate::object::{EventObject, Group};
 use crate::store::{Key, Page, Scope};
-use crate::writer::Command;
 
 /// What a `continue` token carries: where the next page starts.
 #[derive(Serialize, Deserialize)]
@@ -62,7 +60,7 @@ fn scope(namespace: Option<String>) -> Scope {
 }
 
 /// The request's field and label selectors; bad ones are counted.
-fn selectors(query: &Query, group: Group, app: &App) -> Result<Selectors, ApiError> {
+pub(super) fn selectors(query: &Query, group: Group, app: &App) -> Result<Selectors, ApiError> {
     Selectors::parse(
         query.field_selector.as_deref(),
         query.label_selector.as_deref(),
@@ -95,16 +93,21 @@ pub async fn read_page(
     .map_err(|e| ApiError::internal(e.to_string()))
 }
 
-/// `GET …/events`: a list, or with `watch=true` a watch.
-pub async fn collection(
-    app: Arc<App>,
-    group: Group,
-    namespace: Option<String>,
+/// `GET …/events` across namespaces: a list, or with `watch=true` a watch.
+pub async fn all_namespaces(
+    State(s): State<GroupState>,
     req: Request,
-) -> Response {
-    list_or_watch(app, group, namespace, req)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
+) -> Result<Response, ApiError> {
+    list_or_watch(s.app, s.group, None, req).await
+}
+
+/// `GET …/namespaces/NS/events`: a list, or with `watch=true` a watch.
+pub async fn in_namespace(
+    State(s): State<GroupState>,
+    Path(namespace): Path<String>,
+    req: Request,
+) -> Result<Response, ApiError> {
+    list_or_watch(s.app, s.group, Some(namespace), req).await
 }
 
 async fn list_or_watch(
@@ -144,7 +147,7 @@ async fn list_or_watch(
 }
 
 /// An `EventList` of `items`.
-fn list_json(group: Group, items: &[EventObject], meta: &ListMeta) -> Vec<u8> {
+pub(super) fn list_json(group: Group, items: &[EventObject], meta: &ListMeta) -> Vec<u8> {
     #[derive(Serialize)]
     struct List<'a> {
         kind: &'static str,
@@ -160,66 +163,6 @@ fn list_json(group: Group, items: &[EventObject], meta: &ListMeta) -> Vec<u8> {
         items: items.iter().map(|o| Item(group, o)).collect(),
     };
     serde_json::to_vec(&list).expect("a list serializes")
-}
-
-/// `DELETE …/namespaces/NS/events`: deletes what the selectors match and
-/// answers the list of deleted events, as the API server does.
-pub async fn delete_collection(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
-    req: Request,
-) -> Response {
-    delete_matching(app, group, namespace, req)
-        .await
-        .unwrap_or_else(IntoResponse::into_response)
-}
-
-async fn delete_matching(
-    app: Arc<App>,
-    group: Group,
-    namespace: String,
-    req: Request,
-) -> Result<Response, ApiError> {
-    let (parts, body) = req.into_parts();
-    let query = Query::parse(parts.uri.query())?;
-    let (dry_run, _) = super::events::delete_options(&parts, body, &app).await?;
-    let selectors = selectors(&query, group, &app)?;
-    let page = read_page(&app, Scope::Namespace(namespace), None, None, selectors).await?;
-    let keys: Vec<Key> = page.items.iter().map(Key::of).collect();
-    let deleted: Vec<EventObject> = if dry_run || keys.is_empty() {
-        page.items
-    } else {
-        let reply = app
-            .write(|reply| Command::Delete {
-                keys,
-                uid: None,
-                expected: None,
-                dry_run: false,
-                reply,
-            })
-            .await?;
-        reply
-            .result
-            .map_err(|e| super::events::write_error(e, group, ""))?
-            .into_iter()
-            .map(|o| EventObject::clone(&o))
-            .collect()
-    };
-    let meta = ListMeta {
-        resource_version: app.hub.newest().to_string(),
-        ..ListMeta::default()
-    };
-    let mut response = json(
-        StatusCode::OK,
-        "application/json",
-        list_json(group, &deleted, &meta),
-    );
-    response.headers_mut().insert(
-        HeaderName::from_static(DECISION_HEADER),
-        HeaderValue::from_static("delete; rule=as-sent"),
-    );
-    Ok(response)
 }
 
 #[cfg(test)]

@@ -2,29 +2,34 @@
 //! OpenAPI for clients to find events, then events in both groups
 //! (create, get, list, watch, replace, patch, delete, deletecollection),
 //! answered as the API server answers (Tables for kubectl, `Status`
-//! errors). The README's "hushd serve" section says what is served and
-//! where it differs from the API server.
+//! errors). Every route is in [`routes`]; each group's event handlers get
+//! their group in their state ([`GroupState`]) and answer
+//! `Result<Response, ApiError>`, the error rendering a `Status`
+//! ([`status`]). The README's "hushd serve" section says what is served
+//! and where it differs from the API server.
 
 pub mod age;
 pub mod body;
+pub mod delete;
 pub mod discovery;
 pub mod events;
 pub mod list;
 pub mod patch;
 pub mod query;
+mod routes;
 pub mod selectors;
 pub mod status;
 pub mod table;
 pub mod watch;
 
+pub use self::routes::{not_found, routes};
+
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::response::Response;
 use tokio::sync::{Semaphore, oneshot};
 
 use self::status::ApiError;
@@ -77,6 +82,24 @@ pub struct App {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The address clients reach the server at (legacy discovery lists it).
     pub address: String,
+}
+
+/// What the handlers of one group's endpoints share: the server, and the
+/// API group their URL addresses (each group's routes carry their own).
+#[derive(Clone)]
+pub struct GroupState {
+    /// The server.
+    pub app: Arc<App>,
+    /// The group the URL addresses.
+    pub group: Group,
+}
+
+impl std::ops::Deref for GroupState {
+    type Target = App;
+
+    fn deref(&self) -> &App {
+        &self.app
+    }
 }
 
 impl App {
@@ -181,186 +204,6 @@ pub fn negotiate(headers: &HeaderMap) -> Result<Format, ApiError> {
         "NotAcceptable",
         "only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io",
     ))
-}
-
-/// Whether the Accept header asks for aggregated discovery.
-fn wants_aggregated(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::ACCEPT)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|accept| accept.split(',').next().map(str::to_string))
-        .is_some_and(|first| {
-            first.contains("as=APIGroupDiscoveryList")
-                && first.contains("g=apidiscovery.k8s.io")
-                && first.contains("v=v2")
-        })
-}
-
-async fn api_root(
-    axum::extract::State(app): axum::extract::State<Arc<App>>,
-    headers: HeaderMap,
-) -> Response {
-    if wants_aggregated(&headers) {
-        json(
-            StatusCode::OK,
-            discovery::AGGREGATED_CONTENT_TYPE,
-            discovery::aggregated_document(true).to_vec(),
-        )
-    } else {
-        json(
-            StatusCode::OK,
-            "application/json",
-            discovery::api_versions(&app.address),
-        )
-    }
-}
-
-async fn apis_root(headers: HeaderMap) -> Response {
-    if wants_aggregated(&headers) {
-        json(
-            StatusCode::OK,
-            discovery::AGGREGATED_CONTENT_TYPE,
-            discovery::aggregated_document(false).to_vec(),
-        )
-    } else {
-        json(
-            StatusCode::OK,
-            "application/json",
-            discovery::api_group_list(),
-        )
-    }
-}
-
-fn found(body: Option<Vec<u8>>) -> Response {
-    match body {
-        Some(body) => json(StatusCode::OK, "application/json", body),
-        None => ApiError::no_route().into_response(),
-    }
-}
-
-/// A 404 Status for every path nothing serves (the default fallback).
-pub async fn not_found() -> Response {
-    ApiError::no_route().into_response()
-}
-
-async fn method_not_allowed() -> Response {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "MethodNotAllowed",
-        "the server does not allow this method on the requested resource",
-    )
-    .into_response()
-}
-
-async fn health(
-    axum::extract::State(app): axum::extract::State<Arc<App>>,
-    uri: axum::http::Uri,
-) -> Response {
-    let stopping = *app.shutdown.borrow();
-    if stopping && uri.path() == "/readyz" {
-        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down\n").into_response();
-    }
-    (StatusCode::OK, "ok").into_response()
-}
-
-async fn metrics(axum::extract::State(app): axum::extract::State<Arc<App>>) -> Response {
-    app.metrics
-        .watchers
-        .set(i64::try_from(app.hub.watchers()).unwrap_or(0));
-    let inflight = app.limits.max_inflight - app.inflight.available_permits();
-    app.metrics
-        .inflight
-        .set(i64::try_from(inflight).unwrap_or(0));
-    let mut response = app.metrics.encode().into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(crate::metrics::CONTENT_TYPE),
-    );
-    response
-}
-
-/// The API's routes. `fallback` answers every other path: the default
-/// is a 404 Status; the dashboard plugs its static files in here.
-pub fn routes(app: Arc<App>, fallback: Option<Router<Arc<App>>>) -> Router {
-    let mut router =
-        Router::new()
-            .route(
-                "/version",
-                get(|| async { json(StatusCode::OK, "application/json", discovery::version()) }),
-            )
-            .route("/api", get(api_root))
-            .route("/apis", get(apis_root))
-            .route(
-                "/api/v1",
-                get(|| async { found(discovery::api_resource_list("", "v1")) }),
-            )
-            .route(
-                "/apis/{group}",
-                get(
-                    |axum::extract::Path(group): axum::extract::Path<String>| async move {
-                        found(discovery::api_group(&group))
-                    },
-                ),
-            )
-            .route(
-                "/apis/{group}/{version}",
-                get(
-                    |axum::extract::Path((group, version)): axum::extract::Path<(
-                        String,
-                        String,
-                    )>| async move {
-                        found(discovery::api_resource_list(&group, &version))
-                    },
-                ),
-            )
-            .route(
-                "/openapi/v3",
-                get(|| async {
-                    json(
-                        StatusCode::OK,
-                        "application/json",
-                        discovery::openapi_root(),
-                    )
-                }),
-            )
-            .route(
-                "/openapi/v3/api/v1",
-                get(|| async {
-                    json(
-                        StatusCode::OK,
-                        "application/json",
-                        discovery::openapi_document(true).to_vec(),
-                    )
-                }),
-            )
-            .route(
-                "/openapi/v3/apis/events.k8s.io/v1",
-                get(|| async {
-                    json(
-                        StatusCode::OK,
-                        "application/json",
-                        discovery::openapi_document(false).to_vec(),
-                    )
-                }),
-            )
-            .route("/healthz", get(health))
-            .route("/livez", get(health))
-            .route("/readyz", get(health))
-            .route("/metrics", get(metrics));
-    for group in [Group::Core, Group::Events] {
-        router = events::routes(router, group);
-    }
-    let router = match fallback {
-        Some(fallback) => router.fallback_service(fallback.with_state(app.clone())),
-        None => router.fallback(not_found),
-    };
-    router
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(
-            app.clone(),
-            crate::http::limit_and_measure,
-        ))
-        .with_state(app)
 }
 
 #[cfg(test)]

@@ -8,9 +8,20 @@
 //! pod/NAME` can resolve its argument; `kubectl get pods` then fails with
 //! NotFound, as it should on an events-only server.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 
 use serde_json::{Value, json};
+
+use self::resources::{RESOURCES, scope, verbs};
+use super::status::ApiError;
+use super::{App, json};
+
+pub mod openapi;
+mod resources;
 
 /// The Content-Type aggregated discovery must be answered with.
 pub const AGGREGATED_CONTENT_TYPE: &str =
@@ -19,209 +30,6 @@ pub const AGGREGATED_CONTENT_TYPE: &str =
 /// The Kubernetes minor version reported; the gcloud kubectl dispatcher
 /// runs the kubectl of this minor, the one hushd was tested with.
 pub const KUBERNETES_MINOR: &str = "32";
-
-const EVENT_VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
-/// A resource served or advertised: (group, version, plural, singular, kind, short names, namespaced).
-struct Resource {
-    group: &'static str,
-    version: &'static str,
-    plural: &'static str,
-    singular: &'static str,
-    kind: &'static str,
-    short: &'static [&'static str],
-    namespaced: bool,
-}
-
-const fn r(
-    group: &'static str,
-    version: &'static str,
-    plural: &'static str,
-    singular: &'static str,
-    kind: &'static str,
-    short: &'static [&'static str],
-    namespaced: bool,
-) -> Resource {
-    Resource {
-        group,
-        version,
-        plural,
-        singular,
-        kind,
-        short,
-        namespaced,
-    }
-}
-
-/// Events first (served), then the kinds events are commonly about (advertised only).
-const RESOURCES: &[Resource] = &[
-    r("", "v1", "events", "event", "Event", &["ev"], true),
-    r("events.k8s.io", "v1", "events", "event", "Event", &[], true),
-    r("", "v1", "pods", "pod", "Pod", &["po"], true),
-    r("", "v1", "nodes", "node", "Node", &["no"], false),
-    r(
-        "",
-        "v1",
-        "namespaces",
-        "namespace",
-        "Namespace",
-        &["ns"],
-        false,
-    ),
-    r("", "v1", "services", "service", "Service", &["svc"], true),
-    r(
-        "",
-        "v1",
-        "endpoints",
-        "endpoints",
-        "Endpoints",
-        &["ep"],
-        true,
-    ),
-    r(
-        "",
-        "v1",
-        "persistentvolumeclaims",
-        "persistentvolumeclaim",
-        "PersistentVolumeClaim",
-        &["pvc"],
-        true,
-    ),
-    r(
-        "",
-        "v1",
-        "persistentvolumes",
-        "persistentvolume",
-        "PersistentVolume",
-        &["pv"],
-        false,
-    ),
-    r(
-        "",
-        "v1",
-        "configmaps",
-        "configmap",
-        "ConfigMap",
-        &["cm"],
-        true,
-    ),
-    r(
-        "",
-        "v1",
-        "serviceaccounts",
-        "serviceaccount",
-        "ServiceAccount",
-        &["sa"],
-        true,
-    ),
-    r(
-        "",
-        "v1",
-        "replicationcontrollers",
-        "replicationcontroller",
-        "ReplicationController",
-        &["rc"],
-        true,
-    ),
-    r(
-        "apps",
-        "v1",
-        "deployments",
-        "deployment",
-        "Deployment",
-        &["deploy"],
-        true,
-    ),
-    r(
-        "apps",
-        "v1",
-        "replicasets",
-        "replicaset",
-        "ReplicaSet",
-        &["rs"],
-        true,
-    ),
-    r(
-        "apps",
-        "v1",
-        "statefulsets",
-        "statefulset",
-        "StatefulSet",
-        &["sts"],
-        true,
-    ),
-    r(
-        "apps",
-        "v1",
-        "daemonsets",
-        "daemonset",
-        "DaemonSet",
-        &["ds"],
-        true,
-    ),
-    r("batch", "v1", "jobs", "job", "Job", &[], true),
-    r(
-        "batch",
-        "v1",
-        "cronjobs",
-        "cronjob",
-        "CronJob",
-        &["cj"],
-        true,
-    ),
-    r(
-        "autoscaling",
-        "v2",
-        "horizontalpodautoscalers",
-        "horizontalpodautoscaler",
-        "HorizontalPodAutoscaler",
-        &["hpa"],
-        true,
-    ),
-    r(
-        "policy",
-        "v1",
-        "poddisruptionbudgets",
-        "poddisruptionbudget",
-        "PodDisruptionBudget",
-        &["pdb"],
-        true,
-    ),
-    r(
-        "networking.k8s.io",
-        "v1",
-        "ingresses",
-        "ingress",
-        "Ingress",
-        &["ing"],
-        true,
-    ),
-];
-
-fn verbs(res: &Resource) -> &'static [&'static str] {
-    if res.plural == "events" {
-        &EVENT_VERBS
-    } else {
-        &[]
-    }
-}
-
-fn scope(res: &Resource) -> &'static str {
-    if res.namespaced {
-        "Namespaced"
-    } else {
-        "Cluster"
-    }
-}
 
 /// The groups in the order discovery lists them (core first).
 fn groups() -> Vec<(&'static str, &'static str)> {
@@ -375,60 +183,105 @@ pub fn version() -> Vec<u8> {
     .expect("version serializes")
 }
 
-/// The OpenAPI v3 document of one group version: the event PATCH
-/// operation, declaring `fieldValidation` (all kubectl's
-/// QueryParamVerifierV3 reads).
-fn openapi_group(core: bool) -> Vec<u8> {
-    let (prefix, group) = if core {
-        ("/api/v1", "")
+/// Whether the Accept header asks for aggregated discovery.
+fn wants_aggregated(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|accept| accept.split(',').next().map(str::to_string))
+        .is_some_and(|first| {
+            first.contains("as=APIGroupDiscoveryList")
+                && first.contains("g=apidiscovery.k8s.io")
+                && first.contains("v=v2")
+        })
+}
+
+/// `GET /api`: aggregated discovery when the client asks for it, else
+/// `APIVersions`.
+pub async fn api_root(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if wants_aggregated(&headers) {
+        json(
+            StatusCode::OK,
+            AGGREGATED_CONTENT_TYPE,
+            aggregated_document(true).to_vec(),
+        )
     } else {
-        ("/apis/events.k8s.io/v1", "events.k8s.io")
-    };
-    let path = format!("{prefix}/namespaces/{{namespace}}/events/{{name}}");
-    serde_json::to_vec(&json!({
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0")},
-        "paths": {
-            path: {"patch": {
-                "x-kubernetes-group-version-kind": {"group": group, "version": "v1", "kind": "Event"},
-                "parameters": [{"name": "fieldValidation", "in": "query", "schema": {"type": "string"}}],
-                "responses": {"200": {"description": "OK"}},
-            }}
-        },
-    }))
-    .expect("openapi serializes")
+        json(
+            StatusCode::OK,
+            "application/json",
+            api_versions(&app.address),
+        )
+    }
 }
 
-/// FNV-1a of `bytes`, as the document's cache-busting hash.
-fn digest(bytes: &[u8]) -> String {
-    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{hash:016X}")
+/// `GET /apis`: aggregated discovery when the client asks for it, else
+/// `APIGroupList`.
+pub async fn apis_root(headers: HeaderMap) -> Response {
+    if wants_aggregated(&headers) {
+        json(
+            StatusCode::OK,
+            AGGREGATED_CONTENT_TYPE,
+            aggregated_document(false).to_vec(),
+        )
+    } else {
+        json(StatusCode::OK, "application/json", api_group_list())
+    }
 }
 
-/// `/openapi/v3/api/v1` (`core`) or `/openapi/v3/apis/events.k8s.io/v1`.
-pub fn openapi_document(core: bool) -> &'static [u8] {
-    static CORE: OnceLock<Vec<u8>> = OnceLock::new();
-    static EVENTS: OnceLock<Vec<u8>> = OnceLock::new();
-    let cell = if core { &CORE } else { &EVENTS };
-    cell.get_or_init(|| openapi_group(core))
+/// An advertised document, or the 404 Status.
+fn found(body: Option<Vec<u8>>) -> Response {
+    match body {
+        Some(body) => json(StatusCode::OK, "application/json", body),
+        None => ApiError::no_route().into_response(),
+    }
 }
 
-/// `/openapi/v3`: where each group's document is, with its hash.
-pub fn openapi_root() -> Vec<u8> {
-    let url = |core: bool, path: &str| {
-        format!("/openapi/v3/{path}?hash={}", digest(openapi_document(core)))
-    };
-    serde_json::to_vec(&json!({"paths": {
-        "api/v1": {"serverRelativeURL": url(true, "api/v1")},
-        "apis/events.k8s.io/v1": {"serverRelativeURL": url(false, "apis/events.k8s.io/v1")},
-    }}))
-    .expect("openapi serializes")
+/// `GET /version`.
+pub async fn version_info() -> Response {
+    json(StatusCode::OK, "application/json", version())
+}
+
+/// `GET /api/v1`.
+pub async fn core_resources() -> Response {
+    found(api_resource_list("", "v1"))
+}
+
+/// `GET /apis/GROUP`.
+pub async fn group(Path(group): Path<String>) -> Response {
+    found(api_group(&group))
+}
+
+/// `GET /apis/GROUP/VERSION`.
+pub async fn group_resources(Path((group, version)): Path<(String, String)>) -> Response {
+    found(api_resource_list(&group, &version))
+}
+
+/// `GET /openapi/v3`.
+pub async fn openapi_index() -> Response {
+    json(StatusCode::OK, "application/json", openapi::openapi_root())
+}
+
+/// `GET /openapi/v3/api/v1`.
+pub async fn openapi_core() -> Response {
+    json(
+        StatusCode::OK,
+        "application/json",
+        openapi::openapi_document(true).to_vec(),
+    )
+}
+
+/// `GET /openapi/v3/apis/events.k8s.io/v1`.
+pub async fn openapi_events() -> Response {
+    json(
+        StatusCode::OK,
+        "application/json",
+        openapi::openapi_document(false).to_vec(),
+    )
 }
 
 #[cfg(test)]
 mod tests {
+    use super::openapi::{digest, openapi_document, openapi_root};
     use super::*;
 
     fn parse(bytes: &[u8]) -> Value {
