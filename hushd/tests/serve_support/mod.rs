@@ -406,3 +406,17 @@ pub fn eventually(what: &str, wait: Duration, mut check: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(25));
     }
 }
+
+/// The core/v1 event collection of the default namespace.
+pub const CORE: &str = "/api/v1/namespaces/default/events";
+/// The events.k8s.io/v1 event collection of the default namespace.
+pub const EVENTS: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
+/// The Accept header kubectl sends for Tables.
+pub const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+
+/// A server that stores events as sent (`--correlate off`).
+pub fn plain_store(dir: &TempDir, extra: &[&str]) -> Server {
+    let mut args = vec!["--correlate", "off"];
+    args.extend_from_slice(extra);
+    Server::start(dir, &args)
+}
