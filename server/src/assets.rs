@@ -1,4 +1,4 @@
-//! The dashboard (`www/`, issue 8) served at `/` by `hushd serve`: the
+//! The dashboard (`www/`) served at `/` by `hushd serve`: the
 //! files of `www/dist`, embedded in the binary when it was built after
 //! `scripts/build-www.sh` (see `build.rs`). Without them `/` answers a page
 //! saying how to build them; any other path the API does not serve gets
