@@ -5,7 +5,7 @@
 //! command line (`cli`): [`replay`] (recorded events into an in-memory API
 //! server, printed as decisions or kubectl-style tables), [`serve`] (a
 //! Kubernetes events API with server-side correlation), and [`load`] and
-//! [`bench`], which measure them. The `hushd` binary only parses the
+//! [`bench`](mod@bench), which measure them. The `hushd` binary only parses the
 //! arguments and hands them to these.
 
 pub mod bench;

@@ -116,7 +116,8 @@ fn exit_status(summary: &Summary, strict: bool) -> ExitCode {
     }
 }
 
-/// `hushd replay`: replays the input, then exits as [`exit_status`] says.
+/// `hushd replay`: replays the input, then exits 0, or 1 under `--strict`
+/// when an input record was bad.
 pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
     let ReplayArgs {
         file,
