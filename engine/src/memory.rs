@@ -4,7 +4,7 @@
 use hush_core::format::replay::{Engine, Native};
 use hush_core::write::store::MemoryStore;
 
-use crate::component::Trap;
+use crate::component::{ComponentEngine, Trap};
 
 /// An engine whose sink is an in-memory store the replay can show.
 pub trait StoreEngine: Engine {
@@ -20,5 +20,15 @@ pub trait StoreEngine: Engine {
 impl StoreEngine for Native<MemoryStore> {
     fn store(&self) -> &MemoryStore {
         &self.sink
+    }
+}
+
+impl StoreEngine for ComponentEngine<MemoryStore> {
+    fn traps(&self) -> &[Trap] {
+        &self.traps
+    }
+
+    fn store(&self) -> &MemoryStore {
+        self.sink()
     }
 }

@@ -83,7 +83,7 @@ pub async fn feed(
         for post in &posts {
             tokio::select! {
                 _ = tokio::time::sleep(post.after) => {}
-                _ = crate::start::stopped(&mut shutdown) => return,
+                _ = crate::shutdown::stopped(&mut shutdown) => return,
             }
             let request = hyper::Request::post(post.path.as_str())
                 .header(hyper::header::HOST, address.to_string())

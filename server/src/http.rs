@@ -145,11 +145,11 @@ pub async fn serve(
     loop {
         let permit = tokio::select! {
             permit = slots.clone().acquire_owned() => permit.expect("the connection semaphore is never closed"),
-            _ = crate::start::stopped(&mut shutdown) => break,
+            _ = crate::shutdown::stopped(&mut shutdown) => break,
         };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            _ = crate::start::stopped(&mut shutdown) => break,
+            _ = crate::shutdown::stopped(&mut shutdown) => break,
         };
         let (stream, _peer): (_, SocketAddr) = match accepted {
             Ok(accepted) => accepted,

@@ -17,7 +17,8 @@
 //! * [`metrics`]: the Prometheus counters;
 //! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`;
 //! * [`demo`]: `--demo`, the built-in storm posted to the server itself;
-//! * [`config`] and [`start`]: what the server is told, and starting it.
+//! * [`config`] and [`start`]: what the server is told, and starting it;
+//!   [`shutdown`]: stopping it.
 
 pub mod api;
 pub mod assets;
@@ -29,6 +30,7 @@ pub mod http;
 pub mod hub;
 pub mod metrics;
 pub mod object;
+pub mod shutdown;
 pub mod start;
 pub mod store;
 pub mod writer;

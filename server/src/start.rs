@@ -14,8 +14,8 @@ use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::store::EventStore;
 use crate::store::sqlite::SqliteStore;
-use crate::writer::tx::Tx;
-use crate::{api, assets, demo, http, writer};
+use crate::store::tx::Tx;
+use crate::{api, assets, demo, http, shutdown, writer};
 use hush_engine::component::{Guards, Plugin};
 
 /// A running server, for embedding (tests, `--demo`).
@@ -131,7 +131,10 @@ pub async fn start(
         shutdown: stopping.clone(),
         address: address.to_string(),
     });
-    let router = api::routes(app, fallback);
+    let router = api::routes(app.clone(), fallback).layer(axum::middleware::from_fn_with_state(
+        app,
+        http::limit_and_measure,
+    ));
     let server = tokio::spawn(http::serve(
         listener,
         router,
@@ -148,29 +151,6 @@ pub async fn start(
         server,
         writer: writer_thread,
     })
-}
-
-/// Resolves once `shutdown` turns true.
-pub async fn stopped(shutdown: &mut tokio::sync::watch::Receiver<bool>) {
-    // An error means the sender is gone: stopping too.
-    let _ = shutdown.wait_for(|stopping| *stopping).await;
-}
-
-/// Resolves when the process is asked to stop (SIGTERM or SIGINT).
-pub async fn stop_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate()).expect("installing the SIGTERM handler");
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }
 
 /// `hushd serve`: runs until SIGTERM or SIGINT, then stops cleanly.
@@ -203,7 +183,7 @@ pub fn run(config: Config) -> Result<(), String> {
                 running.address
             );
         }
-        stop_signal().await;
+        shutdown::stop_signal().await;
         tracing::info!(
             "stopping: finishing requests, flushing the store, snapshotting the correlators"
         );

@@ -21,7 +21,6 @@ use super::convert::{
 use super::exports::hush::correlator::correlator::GuestCorrelator;
 use super::hush::correlator::types;
 use super::{EPOCH_TICK, HostClock, HostState, Hush, Plugin};
-use crate::memory::StoreEngine;
 
 /// Limits on one instance.
 #[derive(Clone, Copy, Debug)]
@@ -328,15 +327,5 @@ impl<S: Sink + Default + Send + 'static> Engine for ComponentEngine<S> {
         self.call("stats", |store, api, h| api.call_stats(store, h))
             .map(stats_from_wit)
             .unwrap_or_default()
-    }
-}
-
-impl StoreEngine for ComponentEngine<MemoryStore> {
-    fn traps(&self) -> &[Trap] {
-        &self.traps
-    }
-
-    fn store(&self) -> &MemoryStore {
-        self.sink()
     }
 }

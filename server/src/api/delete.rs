@@ -7,8 +7,9 @@ use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::events::{precondition, write_error};
-use super::list::{list_json, read_page, selectors};
+use super::list::{list_json, selectors};
 use super::query::Query;
+use super::reads::read_page;
 use super::status::{self, ApiError};
 use super::table::ListMeta;
 use super::{App, DECISION_HEADER, GroupState, body, json};

@@ -9,6 +9,7 @@ use bytes::Bytes;
 
 use super::patch::{self, PatchKind};
 use super::query::{FieldValidation, Query};
+use super::reads::current;
 use super::status::ApiError;
 use super::table::{self, ListMeta};
 use super::{
@@ -175,7 +176,7 @@ pub async fn create(
         return Err(invalid(&s, &object, &causes));
     }
     if query.dry_run {
-        object.meta.uid = crate::writer::tx::new_uid(&mut fastrand::Rng::new());
+        object.meta.uid = crate::store::tx::new_uid(&mut fastrand::Rng::new());
         object.meta.creation_timestamp = Some(now().truncate_to_second());
         let mut response = object_response(StatusCode::CREATED, s.group, &object);
         decorate(
@@ -202,15 +203,6 @@ pub async fn create(
         })
         .await?;
     Ok(answer(reply, s.group, &name, &warnings))
-}
-
-/// The committed object `key`, if any.
-async fn current(app: &App, key: Key) -> Result<Option<EventObject>, ApiError> {
-    let reader = app.reader.clone();
-    tokio::task::spawn_blocking(move || reader.get(&key))
-        .await
-        .map_err(|e| ApiError::internal(format!("a read failed: {e}")))?
-        .map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// `GET …/namespaces/NS/events/NAME`, as JSON or a Table.

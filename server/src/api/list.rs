@@ -12,13 +12,14 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
 use super::query::Query;
+use super::reads::read_page;
 use super::selectors::Selectors;
 use super::status::ApiError;
 use super::table::{self, ListMeta};
 use super::{App, Format, GroupState, json, negotiate};
 use crate::object::encode::Item;
 use crate::object::{EventObject, Group};
-use crate::store::{Key, Page, Scope};
+use crate::store::{Key, Scope};
 
 /// What a `continue` token carries: where the next page starts.
 #[derive(Serialize, Deserialize)]
@@ -67,30 +68,6 @@ pub(super) fn selectors(query: &Query, group: Group, app: &App) -> Result<Select
         group,
     )
     .inspect_err(|_| app.metrics.bad("selector"))
-}
-
-/// Reads one page of what `selectors` match.
-pub async fn read_page(
-    app: &Arc<App>,
-    scope: Scope,
-    after: Option<Key>,
-    limit: Option<usize>,
-    selectors: Selectors,
-) -> Result<Page, ApiError> {
-    let reader = app.reader.clone();
-    tokio::task::spawn_blocking(move || {
-        let count = selectors.is_empty() && limit.is_some();
-        reader.list(
-            &scope,
-            after.as_ref(),
-            limit,
-            &mut |o: &EventObject| selectors.matches(o),
-            count,
-        )
-    })
-    .await
-    .map_err(|e| ApiError::internal(format!("a read failed: {e}")))?
-    .map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// `GET …/events` across namespaces: a list, or with `watch=true` a watch.

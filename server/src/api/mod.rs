@@ -16,6 +16,7 @@ pub mod events;
 pub mod list;
 pub mod patch;
 pub mod query;
+pub mod reads;
 mod routes;
 pub mod selectors;
 pub mod status;

@@ -16,7 +16,9 @@ use super::{App, GroupState, delete, discovery, events, list};
 use crate::object::Group;
 
 /// The API's routes. `fallback` answers every other path: the default
-/// is a 404 Status; the dashboard plugs its static files in here.
+/// is a 404 Status; the dashboard plugs its static files in here. The
+/// HTTP server adds its request limits and metrics around them
+/// (`http::limit_and_measure`, applied when the server starts).
 pub fn routes(app: Arc<App>, fallback: Option<Router<Arc<App>>>) -> Router {
     let mut router = Router::new()
         .route("/version", get(discovery::version_info))
@@ -48,10 +50,6 @@ pub fn routes(app: Arc<App>, fallback: Option<Router<Arc<App>>>) -> Router {
     };
     router
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn_with_state(
-            app.clone(),
-            crate::http::limit_and_measure,
-        ))
         .with_state(app)
 }
 

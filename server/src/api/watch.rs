@@ -197,7 +197,7 @@ pub async fn start(
         watcher.query.send_initial_events == Some(true) || watcher.query.watch_from()?.is_none();
     let (mut lines, from) = (Vec::new(), watcher.query.watch_from()?);
     let from = if initial_events {
-        let page = super::list::read_page(
+        let page = super::reads::read_page(
             &app,
             watcher.scope.clone(),
             None,
@@ -273,7 +273,7 @@ async fn follow(
                 watcher.bookmark(feed.seen, false)
             },
             _ = tokio::time::sleep_until(deadline) => return,
-            _ = crate::start::stopped(&mut shutdown) => return,
+            _ = crate::shutdown::stopped(&mut shutdown) => return,
             _ = sender.closed() => return,
         };
         if sender.send(line).await.is_err() {

@@ -23,8 +23,8 @@ use self::journal::{Record, RecordRef};
 use self::sink::{Call, StoreSink};
 use crate::clock::now;
 use crate::object::{EventObject, Group};
+use crate::store::tx::Tx;
 use crate::store::{JournalEntry, Recovered, Snapshot};
-use crate::writer::tx::Tx;
 use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 
 /// Which creates are correlated, and how.

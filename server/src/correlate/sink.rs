@@ -20,7 +20,7 @@ use hush_engine::component::ComponentEngine;
 
 use crate::object::{EventObject, Meta};
 use crate::store::Key;
-use crate::writer::tx::{Tx, TxError};
+use crate::store::tx::{Tx, TxError};
 
 /// One sink answer, as the journal keeps it.
 pub type Answer = Result<Stored, SinkError>;

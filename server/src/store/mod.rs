@@ -1,13 +1,16 @@
 //! Where `hushd serve` keeps events: a narrow [`EventStore`] trait the
 //! writer commits batches through, and an [`EventReader`] the API reads
 //! with. [`sqlite`] is the embedded backend; a scale-out backend (etcd,
-//! with a lease per TTL) implements the same two traits.
+//! with a lease per TTL) implements the same two traits. [`tx`] is the
+//! writer's transaction over an [`EventStore`]: the overlay of what it
+//! wrote, the batch it commits and the changes it publishes.
 //!
 //! The store knows keys, resource versions, expiry instants and opaque
 //! bytes; objects are encoded by [`crate::object`] and the
 //! correlator's journal and snapshots by [`crate::correlate`].
 
 pub mod sqlite;
+pub mod tx;
 
 use std::sync::Arc;
 

@@ -8,9 +8,9 @@ use hush_core::Mode;
 use tokio::sync::{mpsc, oneshot};
 
 use super::run_loop::Loop;
-use super::tx::TxError;
 use crate::object::EventObject;
 use crate::store::Key;
+use crate::store::tx::TxError;
 
 /// How a successful write is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,6 +158,7 @@ pub(super) fn reply<T: Send + 'static>(to: oneshot::Sender<Answer<T>>, answer: A
     })
 }
 
+/// A transaction's refusal as the writer answers it.
 pub(super) fn tx_error(e: TxError) -> WriteError {
     match e {
         TxError::AlreadyExists => WriteError::AlreadyExists,
@@ -167,6 +168,7 @@ pub(super) fn tx_error(e: TxError) -> WriteError {
 }
 
 impl Loop {
+    /// Creates `object` as sent (not correlated).
     pub(super) fn create(&mut self, object: EventObject) -> Answer {
         let result = self
             .tx
@@ -182,6 +184,8 @@ impl Loop {
         }
     }
 
+    /// Replaces the stored object with `object` if the stored version is
+    /// `expected` (any, when `None`); creates it if missing and `create`.
     pub(super) fn update(
         &mut self,
         object: EventObject,
@@ -210,6 +214,8 @@ impl Loop {
         }
     }
 
+    /// Deletes `keys` (missing ones skipped, unless there is only one)
+    /// after checking the preconditions; a dry run deletes nothing.
     pub(super) fn delete(
         &mut self,
         keys: &[Key],

@@ -102,6 +102,8 @@ impl Loop {
         Answer { result, decision }
     }
 
+    /// The 429 for an occurrence the spam filter dropped: when the filter
+    /// has a token again, and what was counted.
     fn spam_filtered(
         &self,
         mode: Mode,

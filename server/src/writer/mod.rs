@@ -10,15 +10,14 @@
 //!   made as sent (create, update, delete);
 //! * [`correlated`]: the answer to a create the correlator decided;
 //! * [`sweep`]: deleting what outlived its time to live;
-//! * [`tx`]: the transaction the writer owns (and lends to a correlator's
-//!   sink for a call);
+//! * the transaction it owns ([`crate::store::tx`]), lent to a
+//!   correlator's sink for a call;
 //! * the loop itself, which batches, commits, answers and publishes.
 
 pub mod commands;
 pub mod correlated;
 mod run_loop;
 pub mod sweep;
-pub mod tx;
 
 use std::time::Duration;
 

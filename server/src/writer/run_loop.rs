@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::commands::{Reply, reply};
-use super::tx::Tx;
 use super::{Command, Decision, WriteError, Writer, WriterConfig};
 use crate::clock::now;
 use crate::correlate::Correlators;
 use crate::hub::Hub;
 use crate::metrics::Metrics;
+use crate::store::tx::Tx;
 
 /// The writer thread's state.
 pub(super) struct Loop {
@@ -59,6 +59,8 @@ pub fn spawn(
 }
 
 impl Loop {
+    /// Takes the commands that queued up (at most `max_batch`) or waits
+    /// until something is due, runs a batch, until every sender is gone.
     fn run(
         &mut self,
         mut receiver: mpsc::Receiver<Command>,
@@ -86,6 +88,8 @@ impl Loop {
         }
     }
 
+    /// When something is next due: a sweep, a snapshot, the size gauge, a
+    /// correlator's timer.
     fn next_wake(&mut self) -> Instant {
         let mut wake = self.next_sweep.min(self.next_snapshot).min(self.next_size);
         if let Some(due) = self.correlators.as_mut().and_then(|c| c.next_due()) {
@@ -183,6 +187,8 @@ impl Loop {
         }
     }
 
+    /// Runs one command in the open transaction; its reply waits for the
+    /// commit.
     fn apply(&mut self, command: Command) -> Reply {
         self.tx.at(now());
         match command {
@@ -221,6 +227,7 @@ impl Loop {
         }
     }
 
+    /// Counts a decision, and a write refused by its cause.
     fn count<T>(&self, decision: &Decision, result: &Result<T, WriteError>) {
         self.metrics.decision(decision.action, decision.rule);
         let cause = match result {
