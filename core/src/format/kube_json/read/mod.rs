@@ -223,42 +223,106 @@ struct Fields<const MODE: u8> {
     last: (&'static str, Option<Time>),
     count: Option<i32>,
     controller: Option<String>,
+    reason: Option<String>,
+    type_: Option<String>,
+    event_time: Option<Time>,
+    series: Option<RawSeries<MODE>>,
+    action: Option<String>,
+    related: Option<RawRef<MODE>>,
+    reporting_instance: Option<String>,
 }
 
-/// Takes `shape`'s fields out of `r`.
-fn fields<M, const MODE: u8>(r: &mut RawEvent<M, MODE>, shape: Shape) -> Fields<MODE> {
-    match shape {
-        Shape::CoreV1 => Fields {
-            object: r.involved_object.take(),
-            object_field: "involvedObject",
-            message: r.message.take(),
-            source: r.source.take(),
-            first: ("firstTimestamp", r.first_timestamp.take()),
-            last: ("lastTimestamp", r.last_timestamp.take()),
-            count: r.count,
-            controller: r.reporting_component.take(),
-        },
-        Shape::EventsV1 => Fields {
-            object: r.regarding.take(),
-            object_field: "regarding",
-            message: r.note.take(),
-            source: r.deprecated_source.take(),
-            first: (
-                "deprecatedFirstTimestamp",
-                r.deprecated_first_timestamp.take(),
-            ),
-            last: (
-                "deprecatedLastTimestamp",
-                r.deprecated_last_timestamp.take(),
-            ),
-            count: r.deprecated_count,
-            controller: r.reporting_controller.take(),
-        },
-    }
+/// What a document says besides the event's fields.
+struct Head<M> {
+    at: Option<String>,
+    kind: Option<String>,
+    api_version: Option<String>,
+    metadata: Option<M>,
+    inlined: raw::Inlined,
 }
 
-/// The series, or `None` and the missing field's name when it has no
-/// last observed time (the core model cannot hold such a series).
+/// Splits `r` into its head and `shape`'s fields (the other shape's are
+/// dropped), moving each field once.
+fn split<M, const MODE: u8>(r: RawEvent<M, MODE>, shape: Shape) -> (Head<M>, Fields<MODE>) {
+    let RawEvent {
+        at,
+        kind,
+        api_version,
+        metadata,
+        inlined,
+        involved_object,
+        regarding,
+        reason,
+        message,
+        note,
+        source,
+        deprecated_source,
+        first_timestamp,
+        last_timestamp,
+        deprecated_first_timestamp,
+        deprecated_last_timestamp,
+        count,
+        deprecated_count,
+        type_,
+        event_time,
+        series,
+        action,
+        related,
+        reporting_component,
+        reporting_controller,
+        reporting_instance,
+    } = r;
+    let head = Head {
+        at,
+        kind,
+        api_version,
+        metadata,
+        inlined,
+    };
+    let shared = |object, object_field, message, source, first, last, count, controller| Fields {
+        object,
+        object_field,
+        message,
+        source,
+        first,
+        last,
+        count,
+        controller,
+        reason,
+        type_,
+        event_time,
+        series,
+        action,
+        related,
+        reporting_instance,
+    };
+    let fields = match shape {
+        Shape::CoreV1 => shared(
+            involved_object,
+            "involvedObject",
+            message,
+            source,
+            ("firstTimestamp", first_timestamp),
+            ("lastTimestamp", last_timestamp),
+            count,
+            reporting_component,
+        ),
+        Shape::EventsV1 => shared(
+            regarding,
+            "regarding",
+            note,
+            deprecated_source,
+            ("deprecatedFirstTimestamp", deprecated_first_timestamp),
+            ("deprecatedLastTimestamp", deprecated_last_timestamp),
+            deprecated_count,
+            reporting_controller,
+        ),
+    };
+    (head, fields)
+}
+
+/// The series, or `None` when it has no last observed time (the core
+/// model cannot hold such a series).
 fn series<const MODE: u8>(s: Option<RawSeries<MODE>>) -> Result<Option<EventSeries>, String> {
     let Some(s) = s else {
         return Ok(None);
@@ -274,49 +338,50 @@ fn series<const MODE: u8>(s: Option<RawSeries<MODE>>) -> Result<Option<EventSeri
     }))
 }
 
-/// The event of `r` in `shape`'s field names, its metadata empty. Errors
-/// only for a lenient read (strict times are already parsed).
-fn event<M, const MODE: u8>(
-    r: &mut RawEvent<M, MODE>,
-    f: Fields<MODE>,
-) -> Result<(Event, bool), String> {
-    let had_series = r.series.is_some();
-    let series = series(r.series.take())?;
+/// The event of `f`, its metadata empty, and whether a series was left
+/// out for want of its last observed time. Errors only for a lenient read
+/// (strict times are already parsed).
+fn event<const MODE: u8>(f: Fields<MODE>) -> Result<(Event, bool), String> {
+    let had_series = f.series.is_some();
+    let series = series(f.series)?;
+    let series_incomplete = had_series && series.is_none();
+    if series_incomplete && MODE == LENIENT {
+        return Err("series.lastObservedTime is missing".into());
+    }
     let event = Event {
         metadata: ObjectMeta::default(),
         involved_object: f.object.unwrap_or_default().into(),
-        reason: r.reason.take().unwrap_or_default(),
+        reason: f.reason.unwrap_or_default(),
         message: f.message.unwrap_or_default(),
         source: f.source.unwrap_or_default().into(),
         first_timestamp: time(f.first.0, f.first.1, Precision::Seconds)?,
         last_timestamp: time(f.last.0, f.last.1, Precision::Seconds)?,
         count: f.count.unwrap_or_default(),
-        type_: r.type_.take().unwrap_or_default(),
-        event_time: time("eventTime", r.event_time.take(), Precision::Micros)?,
+        type_: f.type_.unwrap_or_default(),
+        event_time: time("eventTime", f.event_time, Precision::Micros)?,
         series,
-        action: r.action.take().unwrap_or_default(),
-        related: r.related.take().map(Into::into),
+        action: f.action.unwrap_or_default(),
+        related: f.related.map(Into::into),
         reporting_controller: f.controller.unwrap_or_default(),
-        reporting_instance: r.reporting_instance.take().unwrap_or_default(),
+        reporting_instance: f.reporting_instance.unwrap_or_default(),
     };
-    let series_incomplete = had_series && event.series.is_none();
     Ok((event, series_incomplete))
 }
 
 /// A strict read's event.
-fn strict<M, const MODE: u8>(mut r: RawEvent<M, MODE>) -> StrictEvent<M> {
+fn strict<M, const MODE: u8>(r: RawEvent<M, MODE>) -> StrictEvent<M> {
     let shape = if MODE == STRICT_CORE {
         Shape::CoreV1
     } else {
         Shape::EventsV1
     };
-    let f = fields(&mut r, shape);
+    let (head, fields) = split(r, shape);
     let (event, series_incomplete) =
-        event(&mut r, f).expect("a strict read's times are parsed as they are read");
+        event(fields).expect("a strict read's times are parsed as they are read");
     StrictEvent {
-        kind: r.kind,
-        api_version: r.api_version,
-        metadata: r.metadata,
+        kind: head.kind,
+        api_version: head.api_version,
+        metadata: head.metadata,
         event,
         missing: if series_incomplete {
             Vec::from(["series.lastObservedTime"])
@@ -327,7 +392,7 @@ fn strict<M, const MODE: u8>(mut r: RawEvent<M, MODE>) -> StrictEvent<M> {
 }
 
 /// A lenient read's observation, or why the document is not an Event.
-fn observation(mut r: Recorded) -> Result<Observation, String> {
+fn observation(r: Recorded) -> Result<Observation, String> {
     if let Some(kind) = r.kind.as_deref()
         && kind != "Event"
     {
@@ -344,24 +409,21 @@ fn observation(mut r: Recorded) -> Result<Observation, String> {
         None if r.regarding.is_some() || r.note.is_some() => Shape::EventsV1,
         None => Shape::CoreV1,
     };
-    let f = fields(&mut r, shape);
-    if f.object.is_none() {
-        return Err(format!("{} is missing", f.object_field));
+    let (head, fields) = split(r, shape);
+    if fields.object.is_none() {
+        return Err(format!("{} is missing", fields.object_field));
     }
     // core/v1 never required a type: an event without one is read (a
     // series write of it is refused, as events.k8s.io/v1 would).
-    if let Some(type_) = r.type_.as_deref()
+    if let Some(type_) = fields.type_.as_deref()
         && !type_.is_empty()
         && !is_valid_type(type_)
     {
         return Err(format!("type {type_:?} is not Normal or Warning"));
     }
-    let (mut event, series_incomplete) = event(&mut r, f)?;
-    if series_incomplete {
-        return Err("series.lastObservedTime is missing".into());
-    }
-    let inlined = r.inlined;
-    let meta = r.metadata.unwrap_or(RecordedMeta {
+    let (mut event, _) = event(fields)?;
+    let inlined = head.inlined;
+    let meta = head.metadata.unwrap_or(RecordedMeta {
         name: inlined.name,
         namespace: inlined.namespace,
         resource_version: inlined.resource_version,
@@ -375,7 +437,7 @@ fn observation(mut r: Recorded) -> Result<Observation, String> {
         annotations: meta.annotations.unwrap_or_default(),
     };
     Ok(Observation {
-        at: time("at", r.at.map(Time::Text), Precision::Micros)?,
+        at: time("at", head.at.map(Time::Text), Precision::Micros)?,
         event,
         shape,
         created: time(

@@ -365,91 +365,94 @@ enum Field {
     ReportingInstance,
 }
 
-/// The fields of both shapes.
-fn field_of_both(key: &str) -> Option<(Field, &'static str)> {
-    Some(match key {
-        "kind" => (Field::Kind, "kind"),
-        "apiVersion" => (Field::ApiVersion, "apiVersion"),
-        "metadata" => (Field::Metadata, "metadata"),
-        "reason" => (Field::Reason, "reason"),
-        "type" => (Field::Type, "type"),
-        "eventTime" => (Field::EventTime, "eventTime"),
-        "series" => (Field::Series, "series"),
-        "action" => (Field::Action, "action"),
-        "related" => (Field::Related, "related"),
-        "reportingInstance" => (Field::ReportingInstance, "reportingInstance"),
-        _ => return None,
-    })
+/// Which documents name a top-level key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// Both shapes.
+    Both,
+    /// core/v1 only.
+    Core,
+    /// events.k8s.io/v1 only.
+    Events,
+    /// Recordings only: hush's `at`, `metadata` inlined, Go's names.
+    Recording,
 }
 
-/// The fields only core/v1 has.
-fn field_of_core(key: &str) -> Option<(Field, &'static str)> {
+/// The field `key` names, and which documents name it; one match for
+/// every key, so reading costs what a derived reader's does.
+fn field_of(key: &str) -> Option<(Field, &'static str, Origin)> {
+    use Origin::{Both, Core, Events, Recording};
     Some(match key {
-        "involvedObject" => (Field::InvolvedObject, "involvedObject"),
-        "message" => (Field::Message, "message"),
-        "source" => (Field::Source, "source"),
-        "firstTimestamp" => (Field::FirstTimestamp, "firstTimestamp"),
-        "lastTimestamp" => (Field::LastTimestamp, "lastTimestamp"),
-        "count" => (Field::Count, "count"),
-        "reportingComponent" => (Field::ReportingComponent, "reportingComponent"),
-        _ => return None,
-    })
-}
-
-/// The fields only events.k8s.io/v1 has.
-fn field_of_events(key: &str) -> Option<(Field, &'static str)> {
-    Some(match key {
-        "regarding" => (Field::Regarding, "regarding"),
-        "note" => (Field::Note, "note"),
-        "deprecatedSource" => (Field::DeprecatedSource, "deprecatedSource"),
-        "deprecatedFirstTimestamp" => (Field::DeprecatedFirstTimestamp, "deprecatedFirstTimestamp"),
-        "deprecatedLastTimestamp" => (Field::DeprecatedLastTimestamp, "deprecatedLastTimestamp"),
-        "deprecatedCount" => (Field::DeprecatedCount, "deprecatedCount"),
-        "reportingController" => (Field::ReportingController, "reportingController"),
-        _ => return None,
-    })
-}
-
-/// What only a lenient read knows: hush's `at`, `metadata` inlined, and
-/// the Go field names of internal objects.
-fn field_of_recordings(key: &str) -> Option<(Field, &'static str)> {
-    Some(match key {
-        "at" => (Field::At, "at"),
-        "name" => (Field::InlinedName, "name"),
-        "namespace" => (Field::InlinedNamespace, "namespace"),
-        "resourceVersion" => (Field::InlinedResourceVersion, "resourceVersion"),
-        "annotations" => (Field::InlinedAnnotations, "annotations"),
-        "creationTimestamp" => (Field::InlinedCreationTimestamp, "creationTimestamp"),
-        "InvolvedObject" => (Field::InvolvedObject, "involvedObject"),
-        "Reason" => (Field::Reason, "reason"),
-        "Message" => (Field::Message, "message"),
-        "Source" => (Field::Source, "source"),
-        "FirstTimestamp" => (Field::FirstTimestamp, "firstTimestamp"),
-        "LastTimestamp" => (Field::LastTimestamp, "lastTimestamp"),
-        "Count" => (Field::Count, "count"),
-        "Type" => (Field::Type, "type"),
-        "EventTime" => (Field::EventTime, "eventTime"),
-        "Series" => (Field::Series, "series"),
-        "Action" => (Field::Action, "action"),
-        "Related" => (Field::Related, "related"),
+        "kind" => (Field::Kind, "kind", Both),
+        "apiVersion" => (Field::ApiVersion, "apiVersion", Both),
+        "metadata" => (Field::Metadata, "metadata", Both),
+        "reason" => (Field::Reason, "reason", Both),
+        "type" => (Field::Type, "type", Both),
+        "eventTime" => (Field::EventTime, "eventTime", Both),
+        "series" => (Field::Series, "series", Both),
+        "action" => (Field::Action, "action", Both),
+        "related" => (Field::Related, "related", Both),
+        "reportingInstance" => (Field::ReportingInstance, "reportingInstance", Both),
+        "involvedObject" => (Field::InvolvedObject, "involvedObject", Core),
+        "message" => (Field::Message, "message", Core),
+        "source" => (Field::Source, "source", Core),
+        "firstTimestamp" => (Field::FirstTimestamp, "firstTimestamp", Core),
+        "lastTimestamp" => (Field::LastTimestamp, "lastTimestamp", Core),
+        "count" => (Field::Count, "count", Core),
+        "reportingComponent" => (Field::ReportingComponent, "reportingComponent", Core),
+        "regarding" => (Field::Regarding, "regarding", Events),
+        "note" => (Field::Note, "note", Events),
+        "deprecatedSource" => (Field::DeprecatedSource, "deprecatedSource", Events),
+        "deprecatedFirstTimestamp" => (
+            Field::DeprecatedFirstTimestamp,
+            "deprecatedFirstTimestamp",
+            Events,
+        ),
+        "deprecatedLastTimestamp" => (
+            Field::DeprecatedLastTimestamp,
+            "deprecatedLastTimestamp",
+            Events,
+        ),
+        "deprecatedCount" => (Field::DeprecatedCount, "deprecatedCount", Events),
+        "reportingController" => (Field::ReportingController, "reportingController", Events),
+        "at" => (Field::At, "at", Recording),
+        "name" => (Field::InlinedName, "name", Recording),
+        "namespace" => (Field::InlinedNamespace, "namespace", Recording),
+        "resourceVersion" => (Field::InlinedResourceVersion, "resourceVersion", Recording),
+        "annotations" => (Field::InlinedAnnotations, "annotations", Recording),
+        "creationTimestamp" => (
+            Field::InlinedCreationTimestamp,
+            "creationTimestamp",
+            Recording,
+        ),
+        "InvolvedObject" => (Field::InvolvedObject, "involvedObject", Recording),
+        "Reason" => (Field::Reason, "reason", Recording),
+        "Message" => (Field::Message, "message", Recording),
+        "Source" => (Field::Source, "source", Recording),
+        "FirstTimestamp" => (Field::FirstTimestamp, "firstTimestamp", Recording),
+        "LastTimestamp" => (Field::LastTimestamp, "lastTimestamp", Recording),
+        "Count" => (Field::Count, "count", Recording),
+        "Type" => (Field::Type, "type", Recording),
+        "EventTime" => (Field::EventTime, "eventTime", Recording),
+        "Series" => (Field::Series, "series", Recording),
+        "Action" => (Field::Action, "action", Recording),
+        "Related" => (Field::Related, "related", Recording),
         // The internal field behind core/v1's reportingComponent.
-        "ReportingController" => (Field::ReportingComponent, "reportingComponent"),
-        "ReportingInstance" => (Field::ReportingInstance, "reportingInstance"),
+        "ReportingController" => (Field::ReportingComponent, "reportingComponent", Recording),
+        "ReportingInstance" => (Field::ReportingInstance, "reportingInstance", Recording),
         _ => return None,
     })
 }
 
-/// The field `key` names, read as `MODE` reads.
+/// The field `key` names, if `MODE` reads it.
 fn field<const MODE: u8>(key: &str) -> Option<(Field, &'static str)> {
-    let shared = field_of_both(key);
-    match strictness(MODE) {
-        Strictness::Lenient => shared
-            .or_else(|| field_of_core(key))
-            .or_else(|| field_of_events(key))
-            .or_else(|| field_of_recordings(key)),
-        Strictness::Strict(Shape::CoreV1) => shared.or_else(|| field_of_core(key)),
-        Strictness::Strict(Shape::EventsV1) => shared.or_else(|| field_of_events(key)),
-    }
+    let (field, name, origin) = field_of(key)?;
+    let read = match strictness(MODE) {
+        Strictness::Lenient => true,
+        Strictness::Strict(Shape::CoreV1) => matches!(origin, Origin::Both | Origin::Core),
+        Strictness::Strict(Shape::EventsV1) => matches!(origin, Origin::Both | Origin::Events),
+    };
+    read.then_some((field, name))
 }
 
 map_reader!(RawEvent<M>, "struct Event", |map, out, key, done| {
