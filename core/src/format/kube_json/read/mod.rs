@@ -19,6 +19,7 @@
 
 mod raw;
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -212,38 +213,44 @@ impl<const MODE: u8> From<RawSource<MODE>> for EventSource {
     }
 }
 
-/// What the event's fields are, whichever shape named them.
-struct Fields<const MODE: u8> {
-    object: Option<RawRef<MODE>>,
-    /// The name of the field `object` came from.
-    object_field: &'static str,
-    message: Option<String>,
-    source: Option<RawSource<MODE>>,
-    first: (&'static str, Option<Time>),
-    last: (&'static str, Option<Time>),
-    count: Option<i32>,
-    controller: Option<String>,
-    reason: Option<String>,
-    type_: Option<String>,
-    event_time: Option<Time>,
-    series: Option<RawSeries<MODE>>,
-    action: Option<String>,
-    related: Option<RawRef<MODE>>,
-    reporting_instance: Option<String>,
-}
-
-/// What a document says besides the event's fields.
-struct Head<M> {
+/// An Event document read into the core's model: the event (its metadata
+/// empty) and what the document says besides.
+struct Converted<M> {
+    event: Event,
     at: Option<String>,
     kind: Option<String>,
     api_version: Option<String>,
     metadata: Option<M>,
-    inlined: raw::Inlined,
+    inlined: Option<Box<raw::Inlined>>,
+    /// A series was left out for want of its last observed time.
+    series_incomplete: bool,
 }
 
-/// Splits `r` into its head and `shape`'s fields (the other shape's are
-/// dropped), moving each field once.
-fn split<M, const MODE: u8>(r: RawEvent<M, MODE>, shape: Shape) -> (Head<M>, Fields<MODE>) {
+/// The series, or `None` when it has no last observed time (the core
+/// model cannot hold such a series).
+fn series<const MODE: u8>(s: Option<RawSeries<MODE>>) -> Result<Option<EventSeries>, String> {
+    let Some(s) = s else {
+        return Ok(None);
+    };
+    Ok(time(
+        "series.lastObservedTime",
+        s.last_observed_time,
+        Precision::Micros,
+    )?
+    .map(|last_observed_time| EventSeries {
+        count: s.count.unwrap_or_default(),
+        last_observed_time,
+    }))
+}
+
+/// Reads `r` as an Event in `shape`'s field names (the other shape's are
+/// dropped). A lenient read also refuses what is not an Event; a strict
+/// one fails nowhere (its times are parsed as they are read). Each field
+/// is moved once, the document destructured in one place.
+fn convert<M, const MODE: u8>(
+    r: &mut RawEvent<M, MODE>,
+    shape: Shape,
+) -> Result<Converted<M>, String> {
     let RawEvent {
         at,
         kind,
@@ -265,125 +272,95 @@ fn split<M, const MODE: u8>(r: RawEvent<M, MODE>, shape: Shape) -> (Head<M>, Fie
         deprecated_count,
         type_,
         event_time,
-        series,
+        series: raw_series,
         action,
         related,
         reporting_component,
         reporting_controller,
         reporting_instance,
     } = r;
-    let head = Head {
-        at,
-        kind,
-        api_version,
-        metadata,
-        inlined,
-    };
-    let shared = |object, object_field, message, source, first, last, count, controller| Fields {
-        object,
-        object_field,
-        message,
-        source,
-        first,
-        last,
-        count,
-        controller,
-        reason,
-        type_,
-        event_time,
-        series,
-        action,
-        related,
-        reporting_instance,
-    };
-    let fields = match shape {
-        Shape::CoreV1 => shared(
-            involved_object,
-            "involvedObject",
-            message,
-            source,
-            ("firstTimestamp", first_timestamp),
-            ("lastTimestamp", last_timestamp),
-            count,
-            reporting_component,
+    let (object, message, source, first, last, count, controller) = match shape {
+        Shape::CoreV1 => (
+            (involved_object.take(), "involvedObject"),
+            message.take(),
+            source.take(),
+            ("firstTimestamp", first_timestamp.take()),
+            ("lastTimestamp", last_timestamp.take()),
+            *count,
+            reporting_component.take(),
         ),
-        Shape::EventsV1 => shared(
-            regarding,
-            "regarding",
-            note,
-            deprecated_source,
-            ("deprecatedFirstTimestamp", deprecated_first_timestamp),
-            ("deprecatedLastTimestamp", deprecated_last_timestamp),
-            deprecated_count,
-            reporting_controller,
+        Shape::EventsV1 => (
+            (regarding.take(), "regarding"),
+            note.take(),
+            deprecated_source.take(),
+            (
+                "deprecatedFirstTimestamp",
+                deprecated_first_timestamp.take(),
+            ),
+            ("deprecatedLastTimestamp", deprecated_last_timestamp.take()),
+            *deprecated_count,
+            reporting_controller.take(),
         ),
     };
-    (head, fields)
-}
-
-/// The series, or `None` when it has no last observed time (the core
-/// model cannot hold such a series).
-fn series<const MODE: u8>(s: Option<RawSeries<MODE>>) -> Result<Option<EventSeries>, String> {
-    let Some(s) = s else {
-        return Ok(None);
-    };
-    Ok(time(
-        "series.lastObservedTime",
-        s.last_observed_time,
-        Precision::Micros,
-    )?
-    .map(|last_observed_time| EventSeries {
-        count: s.count.unwrap_or_default(),
-        last_observed_time,
-    }))
-}
-
-/// The event of `f`, its metadata empty, and whether a series was left
-/// out for want of its last observed time. Errors only for a lenient read
-/// (strict times are already parsed).
-fn event<const MODE: u8>(f: Fields<MODE>) -> Result<(Event, bool), String> {
-    let had_series = f.series.is_some();
-    let series = series(f.series)?;
+    let type_ = type_.take().unwrap_or_default();
+    if MODE == LENIENT {
+        if object.0.is_none() {
+            return Err(format!("{} is missing", object.1));
+        }
+        // core/v1 never required a type: an event without one is read (a
+        // series write of it is refused, as events.k8s.io/v1 would).
+        if !type_.is_empty() && !is_valid_type(&type_) {
+            return Err(format!("type {type_:?} is not Normal or Warning"));
+        }
+    }
+    let had_series = raw_series.is_some();
+    let series = series(raw_series.take())?;
     let series_incomplete = had_series && series.is_none();
     if series_incomplete && MODE == LENIENT {
         return Err("series.lastObservedTime is missing".into());
     }
     let event = Event {
         metadata: ObjectMeta::default(),
-        involved_object: f.object.unwrap_or_default().into(),
-        reason: f.reason.unwrap_or_default(),
-        message: f.message.unwrap_or_default(),
-        source: f.source.unwrap_or_default().into(),
-        first_timestamp: time(f.first.0, f.first.1, Precision::Seconds)?,
-        last_timestamp: time(f.last.0, f.last.1, Precision::Seconds)?,
-        count: f.count.unwrap_or_default(),
-        type_: f.type_.unwrap_or_default(),
-        event_time: time("eventTime", f.event_time, Precision::Micros)?,
+        involved_object: object.0.unwrap_or_default().into(),
+        reason: reason.take().unwrap_or_default(),
+        message: message.unwrap_or_default(),
+        source: source.unwrap_or_default().into(),
+        first_timestamp: time(first.0, first.1, Precision::Seconds)?,
+        last_timestamp: time(last.0, last.1, Precision::Seconds)?,
+        count: count.unwrap_or_default(),
+        type_,
+        event_time: time("eventTime", event_time.take(), Precision::Micros)?,
         series,
-        action: f.action.unwrap_or_default(),
-        related: f.related.map(Into::into),
-        reporting_controller: f.controller.unwrap_or_default(),
-        reporting_instance: f.reporting_instance.unwrap_or_default(),
+        action: action.take().unwrap_or_default(),
+        related: related.take().map(|r| (*r).into()),
+        reporting_controller: controller.unwrap_or_default(),
+        reporting_instance: reporting_instance.take().unwrap_or_default(),
     };
-    Ok((event, series_incomplete))
+    Ok(Converted {
+        event,
+        at: at.take(),
+        kind: kind.take(),
+        api_version: api_version.take(),
+        metadata: metadata.take(),
+        inlined: inlined.take(),
+        series_incomplete,
+    })
 }
 
 /// A strict read's event.
-fn strict<M, const MODE: u8>(r: RawEvent<M, MODE>) -> StrictEvent<M> {
+fn strict<M, const MODE: u8>(mut r: RawEvent<M, MODE>) -> StrictEvent<M> {
     let shape = if MODE == STRICT_CORE {
         Shape::CoreV1
     } else {
         Shape::EventsV1
     };
-    let (head, fields) = split(r, shape);
-    let (event, series_incomplete) =
-        event(fields).expect("a strict read's times are parsed as they are read");
+    let c = convert(&mut r, shape).expect("a strict read's times are parsed as they are read");
     StrictEvent {
-        kind: head.kind,
-        api_version: head.api_version,
-        metadata: head.metadata,
-        event,
-        missing: if series_incomplete {
+        kind: c.kind,
+        api_version: c.api_version,
+        metadata: c.metadata,
+        event: c.event,
+        missing: if c.series_incomplete {
             Vec::from(["series.lastObservedTime"])
         } else {
             Vec::new()
@@ -392,7 +369,7 @@ fn strict<M, const MODE: u8>(r: RawEvent<M, MODE>) -> StrictEvent<M> {
 }
 
 /// A lenient read's observation, or why the document is not an Event.
-fn observation(r: Recorded) -> Result<Observation, String> {
+fn observation(mut r: Recorded) -> Result<Observation, String> {
     if let Some(kind) = r.kind.as_deref()
         && kind != "Event"
     {
@@ -409,26 +386,22 @@ fn observation(r: Recorded) -> Result<Observation, String> {
         None if r.regarding.is_some() || r.note.is_some() => Shape::EventsV1,
         None => Shape::CoreV1,
     };
-    let (head, fields) = split(r, shape);
-    if fields.object.is_none() {
-        return Err(format!("{} is missing", fields.object_field));
-    }
-    // core/v1 never required a type: an event without one is read (a
-    // series write of it is refused, as events.k8s.io/v1 would).
-    if let Some(type_) = fields.type_.as_deref()
-        && !type_.is_empty()
-        && !is_valid_type(type_)
-    {
-        return Err(format!("type {type_:?} is not Normal or Warning"));
-    }
-    let (mut event, _) = event(fields)?;
-    let inlined = head.inlined;
-    let meta = head.metadata.unwrap_or(RecordedMeta {
-        name: inlined.name,
-        namespace: inlined.namespace,
-        resource_version: inlined.resource_version,
-        annotations: inlined.annotations,
-        creation_timestamp: inlined.creation_timestamp,
+    let Converted {
+        mut event,
+        at,
+        metadata,
+        inlined,
+        ..
+    } = convert(&mut r, shape)?;
+    let meta = metadata.unwrap_or_else(|| {
+        let inlined = inlined.map(|i| *i).unwrap_or_default();
+        RecordedMeta {
+            name: inlined.name,
+            namespace: inlined.namespace,
+            resource_version: inlined.resource_version,
+            annotations: inlined.annotations,
+            creation_timestamp: inlined.creation_timestamp,
+        }
     });
     event.metadata = ObjectMeta {
         name: meta.name.unwrap_or_default(),
@@ -437,7 +410,7 @@ fn observation(r: Recorded) -> Result<Observation, String> {
         annotations: meta.annotations.unwrap_or_default(),
     };
     Ok(Observation {
-        at: time("at", head.at.map(Time::Text), Precision::Micros)?,
+        at: time("at", at.map(Time::Text), Precision::Micros)?,
         event,
         shape,
         created: time(

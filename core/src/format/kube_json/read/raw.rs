@@ -10,6 +10,7 @@
 //! [`STRICT_EVENTS`]), so each reader is a plain [`Deserialize`] and the
 //! key tables are resolved at compile time.
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -273,7 +274,8 @@ pub(super) struct RawEvent<M, const MODE: u8> {
     pub(super) kind: Option<String>,
     pub(super) api_version: Option<String>,
     pub(super) metadata: Option<M>,
-    pub(super) inlined: Inlined,
+    /// Boxed: only old dumps have it, and a smaller document moves faster.
+    pub(super) inlined: Option<Box<Inlined>>,
     pub(super) involved_object: Option<RawRef<MODE>>,
     pub(super) regarding: Option<RawRef<MODE>>,
     pub(super) reason: Option<String>,
@@ -291,7 +293,7 @@ pub(super) struct RawEvent<M, const MODE: u8> {
     pub(super) event_time: Option<Time>,
     pub(super) series: Option<RawSeries<MODE>>,
     pub(super) action: Option<String>,
-    pub(super) related: Option<RawRef<MODE>>,
+    pub(super) related: Option<Box<RawRef<MODE>>>,
     pub(super) reporting_component: Option<String>,
     pub(super) reporting_controller: Option<String>,
     pub(super) reporting_instance: Option<String>,
@@ -304,7 +306,7 @@ impl<M, const MODE: u8> Default for RawEvent<M, MODE> {
             kind: None,
             api_version: None,
             metadata: None,
-            inlined: Inlined::default(),
+            inlined: None,
             involved_object: None,
             regarding: None,
             reason: None,
@@ -465,11 +467,19 @@ map_reader!(RawEvent<M>, "struct Event", |map, out, key, done| {
         Field::Kind => out.kind = map.next_value()?,
         Field::ApiVersion => out.api_version = map.next_value()?,
         Field::Metadata => out.metadata = map.next_value()?,
-        Field::InlinedName => out.inlined.name = map.next_value()?,
-        Field::InlinedNamespace => out.inlined.namespace = map.next_value()?,
-        Field::InlinedResourceVersion => out.inlined.resource_version = map.next_value()?,
-        Field::InlinedAnnotations => out.inlined.annotations = map.next_value()?,
-        Field::InlinedCreationTimestamp => out.inlined.creation_timestamp = map.next_value()?,
+        Field::InlinedName => out.inlined.get_or_insert_default().name = map.next_value()?,
+        Field::InlinedNamespace => {
+            out.inlined.get_or_insert_default().namespace = map.next_value()?
+        }
+        Field::InlinedResourceVersion => {
+            out.inlined.get_or_insert_default().resource_version = map.next_value()?
+        }
+        Field::InlinedAnnotations => {
+            out.inlined.get_or_insert_default().annotations = map.next_value()?
+        }
+        Field::InlinedCreationTimestamp => {
+            out.inlined.get_or_insert_default().creation_timestamp = map.next_value()?
+        }
         Field::InvolvedObject => out.involved_object = map.next_value()?,
         Field::Regarding => out.regarding = map.next_value()?,
         Field::Reason => out.reason = map.next_value()?,
