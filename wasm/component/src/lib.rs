@@ -4,7 +4,7 @@
 //! clock and the sink as imports (no WASI); the guest owns client-go's
 //! `recordToSink` logic through hush-core's recorder: it decides, calls the
 //! sink, holds and retries failed writes from `tick`, and explains every
-//! outcome. hush-engine's build script builds it for `wasm32-unknown-unknown`,
+//! outcome. hushd's build script builds it for `wasm32-unknown-unknown`,
 //! encodes it as a component (wit-component) and embeds it.
 
 mod convert;
