@@ -17,6 +17,7 @@
 //!   precision their field has on the wire, and `metadata` read by the
 //!   caller's own type (the API server keeps more of it than the core).
 
+mod keys;
 mod raw;
 
 use alloc::boxed::Box;
