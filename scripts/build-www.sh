@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the dashboard (www/, issue 8) into www/dist: a static site that
+# Builds the dashboard (www/) into www/dist: a static site that
 # needs no daemon, and that hushd serve embeds when it is built after it.
 #   www/dist/index.html, app.js, app.css   the page (TypeScript, bundled by esbuild)
 #   www/dist/worker.js, hush_web_bg.wasm   parsing and correlation in a Web Worker

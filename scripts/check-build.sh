@@ -20,7 +20,7 @@ fi
 
 summary="$("$hushd" replay --sample --output table --strict | tail -n 1)"
 echo "$summary"
-events="$(grep -c . host/samples/storm.jsonl)"
+events="$(grep -c . hushd/samples/storm.jsonl)"
 if [[ "$summary" != "$events events in, "* ]]; then
     echo "the default engine did not replay all $events sample events" >&2
     exit 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes host/samples/storm.jsonl: the storm `hushd replay` shows by default.
+"""Writes hushd/samples/storm.jsonl: the storm `hushd replay` shows by default.
 
 Forty minutes of a small cluster having a bad day, as core/v1 Events with the
 instant each is observed: pods crash-looping, an image that never pulls, pods
@@ -92,7 +92,7 @@ def storm():
 
 
 def main():
-    path = ROOT / "host" / "samples" / "storm.jsonl"
+    path = ROOT / "hushd" / "samples" / "storm.jsonl"
     events = storm()
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     print(f"{path.relative_to(ROOT)}: {len(events)} events")

@@ -46,7 +46,7 @@ copyFileSync(join(web, 'hush_web_bg.wasm'), join(dist, 'hush_web_bg.wasm'));
 // The built-in samples: the storm hushd replays by default, and the inputs
 // of the shared vectors that tell a story (the CronJob whose chatty reason
 // starves the others, a crash loop as an events.k8s.io/v1 series).
-copyFileSync(join(root, 'host', 'samples', 'storm.jsonl'), join(dist, 'samples', 'storm.jsonl'));
+copyFileSync(join(root, 'hushd', 'samples', 'storm.jsonl'), join(dist, 'samples', 'storm.jsonl'));
 for (const [vector, name] of [
   ['legacy-cronjob-default-key', 'cronjob'],
   ['series-crashloop-30min', 'series-crashloop'],

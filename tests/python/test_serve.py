@@ -1,6 +1,6 @@
 """The official Kubernetes Python client against a running `hushd serve`.
 
-Run by host/tests/serve_python.rs with the client pinned in scripts/lib/setup.sh:
+Run by hushd/tests/serve_python.rs with the client pinned in scripts/lib/setup.sh:
     python test_serve.py http://127.0.0.1:PORT
 The server runs with `--correlate auto --burst 5`. Each check asserts on
 what the client returns; the script exits non-zero at the first failure.

@@ -15,7 +15,7 @@ use hush_core::write::writer::Retried;
 use hush_core::{
     DropCause, Event, Options, Recorder, Sink, SinkError, Stats, Stored, Timestamp, WriteStatus,
 };
-use hushd::component::{ComponentEngine, Guards, HostClock, Plugin};
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 
 /// A store that answers with the error its object's name asks for, the
 /// first `times` calls about it (every call for `times` 0).

@@ -4,8 +4,8 @@
 
 use hush_core::Timestamp;
 use hush_core::write::memory::MemoryStore;
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 use hush_tests::{compare, load, replay, test_name, vector_files};
-use hushd::component::{ComponentEngine, Guards, HostClock, Plugin};
 use libtest_mimic::{Arguments, Trial};
 
 fn main() {

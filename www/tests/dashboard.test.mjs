@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch, open, ready, root, runHushd, serveStatic, started } from './harness.mjs';
 
-const storm = join(root, 'host', 'samples', 'storm.jsonl');
+const storm = join(root, 'hushd', 'samples', 'storm.jsonl');
 const stormLines = readFileSync(storm, 'utf8').trim().split('\n');
 let server;
 let browser;

@@ -60,7 +60,7 @@ test('every vector file was found and replayed', () => {
 
 for (const mode of ['legacy', 'series']) {
   test(`the sample storm, ${mode}`, () => {
-    const storm = join(root, 'host', 'samples', 'storm.jsonl');
+    const storm = join(root, 'hushd', 'samples', 'storm.jsonl');
     const stdout = sameAsHushd(['--mode', mode, storm]);
     assert.strictEqual(stdout.split('\n').length - 1 >= readFileSync(storm, 'utf8').split('\n').length - 1, true);
   });

@@ -110,7 +110,7 @@ fn storm_trial(mode: Mode) -> Trial {
     Trial::test(name, move || {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../host/samples/storm.jsonl"
+            "/../../hushd/samples/storm.jsonl"
         );
         let inputs: Vec<Value> = std::fs::read_to_string(path)?
             .lines()

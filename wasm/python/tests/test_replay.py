@@ -27,7 +27,7 @@ from wasmtime.component import Variant  # noqa: E402
 VECTORS = ROOT / "tests" / "vectors"
 HUSHD = Path(os.environ.get("HUSHD", ROOT / "target" / "debug" / "hushd"))
 CLI = HERE.parent / "replay.py"
-STORM = ROOT / "host" / "samples" / "storm.jsonl"
+STORM = ROOT / "hushd" / "samples" / "storm.jsonl"
 
 
 def run(command, stdin=""):

@@ -21,7 +21,7 @@ const { Recording } = require(join(root, 'target', 'web', 'node', 'hush_web.js')
 const hushd = process.env.HUSHD ?? join(root, 'target', 'debug', 'hushd');
 if (!existsSync(hushd)) throw new Error(`${hushd} is missing: run cargo build -p hushd first`);
 
-const storm = join(root, 'host', 'samples', 'storm.jsonl');
+const storm = join(root, 'hushd', 'samples', 'storm.jsonl');
 
 /** hushd's decision lines and stderr for `input` (a path or text) with `args`. */
 function hushdReplay(input, args = []) {
@@ -153,9 +153,9 @@ test('a pretty-printed kubectl list reads its items and keeps their bytes', () =
 });
 
 test('the shapes of real dumps read and replay as hushd reads them', () => {
-  // host/tests/fixtures/real_shapes: a cluster-info dump, its 2017-2019 form
+  // hushd/tests/fixtures/real_shapes: a cluster-info dump, its 2017-2019 form
   // of internal objects, a must-gather events.yaml converted to one line.
-  const dir = join(root, 'host', 'tests', 'fixtures', 'real_shapes');
+  const dir = join(root, 'hushd', 'tests', 'fixtures', 'real_shapes');
   const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
   assert.equal(files.length, 3);
   for (const file of files) {

@@ -9,8 +9,10 @@
 mod read;
 mod write;
 
-pub use read::{ListDefaults, Observation};
-pub use write::{CoreV1, EventFields, EventJson, EventsV1, Micros, PatchJson, Seconds};
+pub use read::{ListDefaults, Observation, StrictEvent, Strictness};
+pub use write::{
+    CoreV1, EventFields, EventJson, EventsV1, MetaJson, Micros, MoreMeta, PatchJson, Seconds,
+};
 
 use crate::model::options::Mode;
 

@@ -103,7 +103,7 @@ fn rejects_what_is_not_an_event() {
     assert!(err(json!([1, 2])).contains("invalid type"));
 }
 
-// The shapes of real dumps (see host/tests/real_shapes.rs for them replayed).
+// The shapes of real dumps (see hushd/tests/real_shapes.rs for them replayed).
 
 #[test]
 fn an_event_with_only_a_creation_timestamp_is_observed_at_it() {
@@ -241,4 +241,65 @@ fn a_list_names_its_items_kind_and_api_version() {
         ListDefaults::default()
     );
     assert_eq!(ListDefaults::of(None, Some("v1")), ListDefaults::default());
+}
+
+// Strict reads: an API request body of one group.
+
+fn strict(v: Value, shape: Shape) -> Result<StrictEvent<Value>, String> {
+    StrictEvent::<Value>::read(v, shape).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_strict_read_knows_only_its_groups_field_names() {
+    let body = json!({
+        "metadata": {"name": "n", "labels": {"a": "b"}},
+        "involvedObject": {"kind": "Pod", "Name": "go-name"}, "message": "core",
+        "regarding": {"kind": "Node"}, "note": "events", "at": "2024-05-01T10:00:00Z",
+        "Reason": "GoName", "count": 2, "deprecatedCount": 9
+    });
+    let core = strict(body.clone(), Shape::CoreV1).unwrap();
+    assert_eq!(core.event.involved_object.kind, "Pod");
+    // Go's field names are not the API's: left unread.
+    assert_eq!(core.event.involved_object.name, "");
+    assert_eq!(core.event.reason, "");
+    assert_eq!((core.event.message.as_str(), core.event.count), ("core", 2));
+    // The caller's type reads the metadata; the event's is left empty.
+    assert_eq!(core.metadata.unwrap()["labels"]["a"], "b");
+    assert_eq!(core.event.metadata.name, "");
+
+    let events = strict(body, Shape::EventsV1).unwrap();
+    assert_eq!(events.event.involved_object.kind, "Node");
+    assert_eq!(
+        (events.event.message.as_str(), events.event.count),
+        ("events", 9)
+    );
+}
+
+#[test]
+fn a_strict_read_cuts_times_to_their_wire_precision_and_reports_what_is_missing() {
+    let e = strict(
+        json!({"firstTimestamp": "2026-11-21T23:15:48.2030539+01:00",
+               "eventTime": "2026-11-21T23:15:48.2030539+01:00",
+               "series": {"count": 2}}),
+        Shape::CoreV1,
+    )
+    .unwrap();
+    assert_eq!(
+        e.event.first_timestamp.unwrap().to_rfc3339_seconds(),
+        "2026-11-21T22:15:48Z"
+    );
+    assert_eq!(
+        e.event.event_time.unwrap().to_rfc3339_micros(),
+        "2026-11-21T22:15:48.203053Z"
+    );
+    assert_eq!(e.event.series, None);
+    assert_eq!(e.missing, ["series.lastObservedTime"]);
+    let bad = strict(json!({"lastTimestamp": "yesterday"}), Shape::CoreV1).unwrap_err();
+    assert!(bad.starts_with("parsing time \"yesterday\" as"), "{bad}");
+}
+
+#[test]
+fn a_field_given_twice_is_refused_also_under_its_go_name() {
+    let err = parse(json!({"involvedObject": {}, "reason": "a", "Reason": "b"})).unwrap_err();
+    assert!(err.contains("duplicate field `reason`"), "{err}");
 }

@@ -1,6 +1,9 @@
 //! Writing an [`Event`] as the API server does, in either shape (field
 //! order and `omitempty` rules included), and a patch as the JSON it sends.
 
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
@@ -26,6 +29,32 @@ impl Serialize for EventJson<'_> {
 /// Writes an [`Event`] as an events.k8s.io/v1 Event.
 pub struct EventsV1<'a>(pub &'a Event);
 
+/// `ObjectMeta`'s fields beyond the core's ([`ObjectMeta`] holds name,
+/// namespace, resource version and annotations), as an API server keeps
+/// them: what [`MetaJson`] writes around the core's fields.
+pub struct MoreMeta<'a, V> {
+    /// `generateName`.
+    pub generate_name: &'a str,
+    /// `uid`.
+    pub uid: &'a str,
+    /// `generation` (0 is left out).
+    pub generation: i64,
+    /// `creationTimestamp` (written as `null` when unset, as Go does).
+    pub creation_timestamp: Option<Timestamp>,
+    /// `labels`.
+    pub labels: &'a BTreeMap<String, String>,
+    /// `ownerReferences`, as sent.
+    pub owner_references: &'a [V],
+    /// `finalizers`.
+    pub finalizers: &'a [String],
+    /// `managedFields`, as sent.
+    pub managed_fields: &'a [V],
+}
+
+/// Writes an `ObjectMeta` in Go's field order, `omitempty` rules included:
+/// the core's fields, and an API server's others when given.
+pub struct MetaJson<'a, V>(pub &'a ObjectMeta, pub Option<MoreMeta<'a, V>>);
+
 struct Meta<'a>(&'a ObjectMeta);
 struct Ref<'a>(&'a ObjectReference);
 struct Source<'a>(&'a EventSource);
@@ -48,12 +77,36 @@ macro_rules! entry_if {
 
 impl Serialize for Meta<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let m = self.0;
+        MetaJson::<()>(self.0, None).serialize(s)
+    }
+}
+
+impl<V: Serialize> Serialize for MetaJson<'_, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (m, more) = (self.0, self.1.as_ref());
         let mut map = s.serialize_map(None)?;
         entry_if!(map, "name", &m.name);
+        if let Some(more) = more {
+            entry_if!(map, "generateName", more.generate_name);
+        }
         entry_if!(map, "namespace", &m.namespace);
+        if let Some(more) = more {
+            entry_if!(map, "uid", more.uid);
+        }
         entry_if!(map, "resourceVersion", &m.resource_version);
+        if let Some(more) = more {
+            if more.generation != 0 {
+                map.serialize_entry("generation", &more.generation)?;
+            }
+            map.serialize_entry("creationTimestamp", &Seconds(more.creation_timestamp))?;
+            entry_if!(map, "labels", more.labels);
+        }
         entry_if!(map, "annotations", &m.annotations);
+        if let Some(more) = more {
+            entry_if!(map, "ownerReferences", more.owner_references);
+            entry_if!(map, "finalizers", more.finalizers);
+            entry_if!(map, "managedFields", more.managed_fields);
+        }
         map.end()
     }
 }

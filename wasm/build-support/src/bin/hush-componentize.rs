@@ -1,6 +1,6 @@
 //! `hush-componentize MODULE.wasm COMPONENT.wasm`: encodes a guest's core
 //! module (built for wasm32-unknown-unknown, with wit-bindgen's
-//! component-type section) as a component, as hushd's build script does
+//! component-type section) as a component, as hush-engine's build script does
 //! for the correlator it embeds, and prints both sizes. For the guests
 //! that only non-Rust hosts load (the JSON codec, `scripts/build-codec.sh`).
 

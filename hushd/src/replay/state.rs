@@ -1,0 +1,483 @@
+//! Replays that survive a restart: `hushd replay --state DIR`.
+//!
+//! The state file `DIR/state.bin` holds how many input records were
+//! consumed, the recorder's [snapshot](hush_core::format::snapshot), the in-memory
+//! API server's contents and the replay clock. A run that finds it restores
+//! all of it, skips the records already consumed and goes on, so an open
+//! series keeps counting into the same Event and the output continues
+//! where the stopped run left it.
+//!
+//! The state is written every `--checkpoint-every` records, when the input
+//! ends (before the clock is run on to finish open series, so a later run
+//! given more input continues the stream), and when SIGTERM or SIGINT
+//! arrives (reading stops, the state is written, the exit status is 0).
+//! Each write goes to `state.bin.tmp`, is synced, then renamed over
+//! `state.bin`, so a kill at any moment leaves the previous state or the
+//! new one, never a torn file. After a kill, the records since the last
+//! checkpoint are replayed again, and their decisions printed again.
+//!
+//! # File format (version 1)
+//!
+//! The magic `HUSHD\0`, a little-endian `u16` version, then a postcard
+//! payload: consumed records, events read, bad records, the replay clock,
+//! the recorder snapshot (its own versioned bytes), the store.
+
+use std::fs::{self, File};
+use std::io::{self, BufReader, Read, Write};
+use std::num::NonZeroU64;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+
+use hush_core::format::replay::{Native, Replay, ReplayClock};
+use hush_core::write::memory::MemoryStore;
+use hush_core::{Mode, Options, Recorder};
+use serde::{Deserialize, Serialize};
+
+use super::{Driver, Output, Summary};
+use crate::input::{TimedRecord, records};
+use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
+use hush_engine::memory::StoreEngine;
+
+/// The state file's name in the state directory.
+pub const STATE_FILE: &str = "state.bin";
+/// The name the state is written under before it is renamed into place.
+pub const STATE_TMP: &str = "state.bin.tmp";
+/// The first bytes of a state file.
+pub const MAGIC: [u8; 6] = *b"HUSHD\0";
+/// The state file format this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// A replay's saved state.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct State {
+    /// Input records consumed (good and bad), in input order.
+    pub consumed: u64,
+    /// Of those, events replayed.
+    pub events_in: u64,
+    /// Of those, bad records skipped.
+    pub bad_input: u64,
+    /// The replay loop's clock.
+    pub clock: ReplayClock,
+    /// The recorder's snapshot.
+    pub recorder: Vec<u8>,
+    /// The in-memory API server.
+    pub store: MemoryStore,
+}
+
+/// [`State`] as written: the same fields, the store borrowed.
+#[derive(Serialize)]
+struct StateRef<'a> {
+    consumed: u64,
+    events_in: u64,
+    bad_input: u64,
+    clock: ReplayClock,
+    recorder: Vec<u8>,
+    store: &'a MemoryStore,
+}
+
+/// An engine whose whole state can be saved: the recorder's snapshot
+/// (native, or taken inside the component) beside its in-memory store.
+pub trait Resumable: StoreEngine {
+    /// The recorder's snapshot.
+    fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String>;
+}
+
+impl Resumable for Native<MemoryStore> {
+    fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
+        Ok(self.recorder.snapshot())
+    }
+}
+
+impl Resumable for ComponentEngine {
+    fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
+        self.snapshot()
+    }
+}
+
+/// What a resumable replay starts from: a recorder snapshot and the store
+/// it wrote into, or nothing (a fresh start).
+pub type Saved = Option<(Vec<u8>, MemoryStore)>;
+
+/// The native engine for a replay into memory, fresh or from saved state.
+pub fn native_engine(options: &Options, saved: Saved) -> Result<Native<MemoryStore>, String> {
+    Ok(match saved {
+        None => Native {
+            recorder: Recorder::new(options.clone()).map_err(|e| e.to_string())?,
+            sink: MemoryStore::new(),
+        },
+        Some((snapshot, store)) => Native {
+            recorder: Recorder::restore(options.clone(), &snapshot).map_err(|e| e.to_string())?,
+            sink: store,
+        },
+    })
+}
+
+/// The component engine for a replay into memory (virtual clock, default
+/// guards), fresh or from saved state.
+pub fn component_engine(
+    plugin: Arc<Plugin>,
+    options: &Options,
+    saved: Saved,
+) -> Result<ComponentEngine, String> {
+    let (snapshot, store) = saved.unzip();
+    let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
+    let store = store.unwrap_or_default();
+    ComponentEngine::new(plugin, options, clock, store, Guards::default(), snapshot)
+}
+
+fn encode<E: Resumable>(driver: &mut Driver<E>, consumed: u64) -> Result<Vec<u8>, String> {
+    let recorder = driver.replay.engine.recorder_snapshot()?;
+    let state = StateRef {
+        consumed,
+        events_in: driver.summary.events_in,
+        bad_input: driver.summary.bad_input,
+        clock: driver.replay.clock(),
+        recorder,
+        store: driver.replay.engine.store(),
+    };
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    Ok(postcard::to_extend(&state, bytes).expect("state serialises into memory"))
+}
+
+impl State {
+    /// Reads a state file's bytes.
+    pub fn decode(bytes: &[u8]) -> Result<State, String> {
+        let payload = bytes.strip_prefix(&MAGIC).ok_or("not a hushd state file")?;
+        let (version, payload) = payload
+            .split_first_chunk::<2>()
+            .ok_or("state file is truncated")?;
+        let version = u16::from_le_bytes(*version);
+        if version != FORMAT_VERSION {
+            return Err(format!(
+                "state file format version {version} is not supported (this build reads version {FORMAT_VERSION})"
+            ));
+        }
+        match postcard::take_from_bytes(payload) {
+            Ok((state, [])) => Ok(state),
+            _ => Err("state file is truncated or corrupt".into()),
+        }
+    }
+
+    /// The state saved in `dir`, if there is one.
+    pub fn load(dir: &Path) -> Result<Option<State>, String> {
+        let path = dir.join(STATE_FILE);
+        let bytes = match fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        State::decode(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Writes `bytes` as `dir/state.bin`, atomically: a temporary file, synced,
+/// renamed into place, and the directory synced.
+pub fn write_atomically(dir: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = dir.join(STATE_TMP);
+    let mut file = File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&tmp, dir.join(STATE_FILE))?;
+    // Make the rename itself durable.
+    File::open(dir)?.sync_all()
+}
+
+/// Where and how often a resumable replay saves its state.
+#[derive(Clone, Debug)]
+pub struct Checkpoints {
+    /// The state directory.
+    pub dir: PathBuf,
+    /// Save after every this many input records.
+    pub every: NonZeroU64,
+}
+
+/// How a resumable replay runs.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// The correlation mode.
+    pub mode: Mode,
+    /// What to print.
+    pub output: Output,
+    /// Where its state lives and how often it is saved.
+    pub checkpoints: &'a Checkpoints,
+}
+
+/// How a resumable replay ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// The input ended; the clock was run on and everything printed.
+    Input(Box<Summary>),
+    /// A signal stopped it; the state was saved after this many records.
+    Stopped {
+        /// Input records consumed in all runs so far.
+        consumed: u64,
+    },
+}
+
+#[derive(Debug)]
+enum Message {
+    Record(Box<TimedRecord>),
+    End(io::Result<()>),
+    Stop,
+}
+
+/// A handle that asks a running [`replay_resumable`] to stop: it saves its
+/// state and returns [`Ending::Stopped`].
+#[derive(Clone, Debug)]
+pub struct Stopper {
+    asked: Arc<AtomicBool>,
+    wake: mpsc::SyncSender<Message>,
+}
+
+impl Stopper {
+    /// Asks the replay to stop once the record it is replaying is done.
+    pub fn stop(&self) {
+        self.asked.store(true, Ordering::SeqCst);
+        // Wakes a replay waiting for input; one busy with queued records
+        // sees the flag before its next record.
+        let _ = self.wake.try_send(Message::Stop);
+    }
+}
+
+/// Replays `input` with its state kept in `run.checkpoints.dir` (see the
+/// [module](self)), into the engine `build` makes (fresh, or from the saved
+/// state). `on_start` gets a [`Stopper`] before anything is read,
+/// to hand to a signal handler. Progress notes go to `errors`.
+pub fn replay_resumable<E: Resumable>(
+    input: Box<dyn Read + Send>,
+    run: Run<'_>,
+    build: impl FnOnce(Saved) -> Result<E, String>,
+    on_start: impl FnOnce(Stopper) -> Result<(), String>,
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+) -> Result<Ending, String> {
+    let Run {
+        mode,
+        output,
+        checkpoints,
+    } = run;
+    let dir = &checkpoints.dir;
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let (mut driver, mut consumed) = match State::load(dir)? {
+        Some(state) => {
+            let engine = build(Some((state.recorder, state.store)))
+                .map_err(|e| format!("cannot restore {}: {e}", dir.join(STATE_FILE).display()))?;
+            let mut driver = Driver::new(Replay::resume(engine, mode, state.clock), output);
+            driver.summary.events_in = state.events_in;
+            driver.summary.bad_input = state.bad_input;
+            let _ = writeln!(
+                errors,
+                "hushd: restored {} records of state from {}",
+                state.consumed,
+                dir.display()
+            );
+            (driver, state.consumed)
+        }
+        None => (Driver::new(Replay::new(build(None)?, mode), output), 0),
+    };
+
+    // Records are read on their own thread, so a stop request is seen even
+    // while the input is idle.
+    let (sender, messages) = mpsc::sync_channel(1024);
+    let asked = Arc::new(AtomicBool::new(false));
+    on_start(Stopper {
+        asked: Arc::clone(&asked),
+        wake: sender.clone(),
+    })?;
+    // The records already consumed are skipped unparsed.
+    let skip = usize::try_from(consumed).unwrap_or(usize::MAX);
+    std::thread::spawn(move || {
+        let read = || -> io::Result<()> {
+            for raw in records(BufReader::new(input)).skip(skip) {
+                let record = Box::new(raw?.observe());
+                if sender.send(Message::Record(record)).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        // Nothing the reader touched is looked at after a panic.
+        let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+            .unwrap_or_else(|_| Err(io::Error::other("the input reader panicked")));
+        let _ = sender.send(Message::End(end));
+    });
+
+    let save = |driver: &mut Driver<E>, consumed: u64, out: &mut dyn Write| {
+        // What was printed for the saved records must be out before the
+        // state says they are done.
+        let bytes = encode(driver, consumed)?;
+        out.flush()
+            .and_then(|()| write_atomically(dir, &bytes))
+            .map_err(|e| format!("cannot save state in {}: {e}", dir.display()))
+    };
+    let every = checkpoints.every.get();
+    let io = |e: io::Error| format!("replay failed: {e}");
+    loop {
+        let message = match asked.load(Ordering::SeqCst) {
+            true => Ok(Message::Stop),
+            false => messages.recv(),
+        };
+        match message {
+            Ok(Message::Record(record)) => {
+                driver.record(*record, out, errors).map_err(io)?;
+                consumed += 1;
+                if consumed.is_multiple_of(every) {
+                    save(&mut driver, consumed, out)?;
+                }
+            }
+            Ok(Message::Stop) => {
+                save(&mut driver, consumed, out)?;
+                let _ = writeln!(
+                    errors,
+                    "hushd: stopped; state of {consumed} records saved in {}",
+                    dir.display()
+                );
+                return Ok(Ending::Stopped { consumed });
+            }
+            Ok(Message::End(end)) => {
+                end.map_err(|e| format!("cannot read input: {e}"))?;
+                break;
+            }
+            // The reader sends `End` (even when it panics) before it lets go
+            // of its sender, and `End` ends the loop.
+            Err(mpsc::RecvError) => unreachable!("the input reader left without ending"),
+        }
+    }
+    save(&mut driver, consumed, out)?;
+    let (summary, _) = driver.finish(out, errors).map_err(io)?;
+    Ok(Ending::Input(Box::new(summary)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVENTS: &str = concat!(
+        r#"{"involvedObject":{"kind":"Pod","namespace":"default","name":"web-0","uid":"u"},"reason":"BackOff","message":"m","source":{"component":"kubelet","host":"node-1"},"type":"Warning","at":"2024-05-01T10:00:00Z"}"#,
+        "\n",
+        "not json\n",
+        r#"{"involvedObject":{"kind":"Pod","namespace":"default","name":"web-0","uid":"u"},"reason":"BackOff","message":"m","source":{"component":"kubelet","host":"node-1"},"type":"Warning","at":"2024-05-01T10:00:10Z"}"#,
+        "\n",
+    );
+
+    /// The native engine with default options, fresh or restored.
+    fn native(saved: Saved) -> Result<Native<MemoryStore>, String> {
+        native_engine(&Options::default(), saved)
+    }
+
+    /// A resumable replay of `input` with its state in `dir`; `on_start`
+    /// gets the stopper. Returns the ending, stdout and stderr.
+    fn run_with(
+        dir: &Path,
+        input: &'static str,
+        every: u64,
+        on_start: impl FnOnce(Stopper) -> Result<(), String>,
+    ) -> Result<(Ending, String, String), String> {
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let ending = replay_resumable(
+            Box::new(input.as_bytes()),
+            Run {
+                mode: Mode::Legacy,
+                output: Output::Decisions,
+                checkpoints: &Checkpoints {
+                    dir: dir.to_path_buf(),
+                    every: NonZeroU64::new(every).unwrap(),
+                },
+            },
+            native,
+            on_start,
+            &mut out,
+            &mut errors,
+        )?;
+        Ok((
+            ending,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(errors).unwrap(),
+        ))
+    }
+
+    fn run(dir: &Path, input: &'static str, every: u64) -> (Ending, String, String) {
+        run_with(dir, input, every, |_| Ok(())).unwrap()
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hushd-state-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn state_round_trips_and_resumes() {
+        let dir = scratch("resume");
+        let (ending, out, _) = run(&dir, EVENTS, 1000);
+        let Ending::Input(summary) = ending else {
+            panic!("{ending:?}")
+        };
+        assert_eq!((summary.events_in, summary.bad_input), (2, 1));
+        assert_eq!(out.lines().count(), 2);
+        let state = State::load(&dir).unwrap().unwrap();
+        assert_eq!(state.consumed, 3);
+        assert!(!dir.join(STATE_TMP).exists());
+
+        // Everything was consumed: a second run prints nothing more and
+        // keeps the counts.
+        let (ending, out, errors) = run(&dir, EVENTS, 1000);
+        assert!(errors.starts_with("hushd: restored 3 records of state from "));
+        assert_eq!(out, "");
+        let Ending::Input(summary) = ending else {
+            panic!("{ending:?}")
+        };
+        assert_eq!((summary.events_in, summary.bad_input), (2, 1));
+        assert_eq!(summary.stats.observed, 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn damaged_state_files_are_refused() {
+        let dir = scratch("damaged");
+        run(&dir, EVENTS, 1);
+        let good = fs::read(dir.join(STATE_FILE)).unwrap();
+        assert!(State::decode(&good).is_ok());
+        assert_eq!(
+            State::decode(b"nonsense").unwrap_err(),
+            "not a hushd state file"
+        );
+        assert!(State::decode(&good[..good.len() - 1]).is_err());
+        let mut newer = good.clone();
+        newer[6] = 2;
+        assert!(State::decode(&newer).unwrap_err().contains("version 2"));
+        fs::write(dir.join(STATE_FILE), b"HUSHD\0").unwrap();
+        let refused = run_with(&dir, EVENTS, 1, |_| Ok(()));
+        assert!(refused.unwrap_err().contains("truncated"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_stop_request_saves_the_state_and_a_later_run_goes_on() {
+        let dir = scratch("stop");
+        let (ending, out, errors) = run_with(&dir, EVENTS, 1000, |stopper| {
+            stopper.stop();
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            matches!(ending, Ending::Stopped { consumed: 0 }),
+            "{ending:?}"
+        );
+        assert_eq!(out, "");
+        assert!(
+            errors.contains("stopped; state of 0 records saved"),
+            "{errors}"
+        );
+        assert_eq!(State::load(&dir).unwrap().unwrap().consumed, 0);
+        let (ending, out, _) = run(&dir, EVENTS, 1000);
+        assert!(matches!(ending, Ending::Input(_)), "{ending:?}");
+        assert_eq!(out.lines().count(), 2);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,160 @@
+//! The `hushd serve` command line: the flags, read into the server's
+//! [`Config`], and the run until SIGTERM or SIGINT.
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use hush_core::Mode;
+use hush_server::config::{Config, parse_duration};
+
+use crate::SAMPLE;
+use crate::options::OptionArgs;
+
+/// `hushd serve`'s flags.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: std::net::SocketAddr,
+    /// The SQLite database (created if missing) [default: ./hush.db; with
+    /// --demo, a new one in the temporary directory].
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Feed the server a built-in storm (the sample's 40 minutes, 20 times
+    /// faster, over and over) through its own API.
+    #[arg(long)]
+    demo: bool,
+    /// Which creates are correlated: auto = core/v1 through the legacy
+    /// correlator and events.k8s.io/v1 through the series correlator.
+    #[arg(long, value_enum, default_value = "auto")]
+    correlate: hush_server::correlate::CorrelateMode,
+    /// How long an event is kept after its last write (the API server's --event-ttl).
+    #[arg(long, default_value = "1h", value_parser = parse_duration)]
+    event_ttl: std::time::Duration,
+    /// Run this build of the correlator component instead of the embedded one.
+    #[arg(long, value_name = "FILE.wasm")]
+    plugin: Option<PathBuf>,
+    /// full: a 2xx survives power loss (fsync per commit); normal: it survives the process being killed.
+    #[arg(long, value_enum, default_value = "full")]
+    sync: hush_server::store::sqlite::Durability,
+    /// Largest request body, in bytes (the API server's: 3 MiB).
+    #[arg(long, default_value_t = 3 << 20)]
+    max_body_bytes: usize,
+    /// Requests handled at once, watches aside; more get 429.
+    #[arg(long, default_value_t = 400)]
+    max_inflight: usize,
+    /// Watches open at once; more get 429.
+    #[arg(long, default_value_t = 1000)]
+    max_watchers: usize,
+    /// Connections open at once; more wait to be accepted.
+    #[arg(long, default_value_t = 4096)]
+    max_connections: usize,
+    /// Longest time a client may take to send a request's headers.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    header_timeout: std::time::Duration,
+    /// Longest time a client may take to send a request's body.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    body_timeout: std::time::Duration,
+    /// A watch without timeoutSeconds ends after a random time between this and twice this.
+    #[arg(long, default_value = "30m", value_parser = parse_duration)]
+    watch_timeout: std::time::Duration,
+    /// How often a watch that asked for bookmarks gets one.
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    bookmark_interval: std::time::Duration,
+    /// Changes kept for watches to resume from; older versions get 410 Gone.
+    #[arg(long, default_value_t = 100_000)]
+    watch_history: usize,
+    /// Most writes in one store transaction.
+    #[arg(long, default_value_t = 2048)]
+    max_batch: usize,
+    /// Longest time between correlator snapshots (the journal replays the rest on restart).
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    snapshot_interval: std::time::Duration,
+    #[command(flatten)]
+    options: OptionArgs,
+}
+
+impl ServeArgs {
+    fn config(self) -> Result<Config, String> {
+        use hush_server::api::Limits;
+        use hush_server::http::ConnectionLimits;
+        use hush_server::writer::WriterConfig;
+        let positive = |name: &str, v: usize| {
+            if v == 0 {
+                Err(format!("--{name} must be at least 1"))
+            } else {
+                Ok(v)
+            }
+        };
+        let db = match (self.db, self.demo) {
+            (Some(db), _) => db,
+            (None, false) => PathBuf::from("./hush.db"),
+            (None, true) => {
+                std::env::temp_dir().join(format!("hush-demo-{}.db", std::process::id()))
+            }
+        };
+        Ok(Config {
+            listen: self.listen,
+            db,
+            demo: self.demo.then_some(SAMPLE),
+            correlate: self.correlate,
+            options: self.options.resolve(Mode::Legacy)?,
+            plugin: self.plugin,
+            event_ttl: self.event_ttl,
+            durability: self.sync,
+            limits: Limits {
+                max_body: positive("max-body-bytes", self.max_body_bytes)?,
+                body_timeout: self.body_timeout,
+                max_inflight: positive("max-inflight", self.max_inflight)?,
+                max_watchers: self.max_watchers,
+                watch_timeout: self.watch_timeout,
+                bookmark_interval: self
+                    .bookmark_interval
+                    .max(std::time::Duration::from_millis(10)),
+            },
+            connections: ConnectionLimits {
+                max_connections: positive("max-connections", self.max_connections)?,
+                header_timeout: self.header_timeout,
+                drain_timeout: std::time::Duration::from_secs(30),
+            },
+            watch_history: positive("watch-history", self.watch_history)?,
+            writer: WriterConfig {
+                max_batch: positive("max-batch", self.max_batch)?,
+                sweep_interval: (self.event_ttl / 4).clamp(
+                    std::time::Duration::from_millis(100),
+                    std::time::Duration::from_secs(10),
+                ),
+                sweep_batch: 10_000,
+                snapshot_interval: self.snapshot_interval,
+                snapshot_records: 200_000,
+            },
+        })
+    }
+}
+
+/// `hushd serve`: logs to stderr (`HUSHD_LOG`), serves until SIGTERM or
+/// SIGINT, and removes the demo's scratch database when it made one.
+pub fn run(args: ServeArgs) -> Result<ExitCode, String> {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("HUSHD_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .init();
+    let scratch = args.demo && args.db.is_none();
+    let config = args.config()?;
+    let db = config.db.clone();
+    let result = hush_server::start::run(config);
+    if scratch {
+        // The demo's own database goes with it.
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = db.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    result?;
+    Ok(ExitCode::SUCCESS)
+}

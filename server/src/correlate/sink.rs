@@ -1,0 +1,158 @@
+//! The correlator component's sink in `hushd serve`: the writer's open
+//! transaction. A create stores the correlator's event with the rest of
+//! the object the client sent (labels, owner references, …); a patch
+//! applies the correlator's typed patch to the stored object.
+//!
+//! Every answer is recorded for the journal, so a restart can replay the
+//! correlator's calls against the same answers instead of the store as it
+//! is by then (the legacy correlator keeps the count the sink reports).
+//!
+//! The sink holds the transaction only during a call: [`StoreSink::lend`]
+//! moves it in with the call's state and takes both back when the call
+//! returns, so the writer owns its transaction and nothing is shared.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use hush_core::decision::stored_count;
+use hush_core::{Event, Patch, Sink, SinkError, Stored};
+use hush_engine::component::ComponentEngine;
+
+use crate::object::{EventObject, Meta};
+use crate::store::Key;
+use crate::store::tx::{Tx, TxError};
+
+/// One sink answer, as the journal keeps it.
+pub type Answer = Result<Stored, SinkError>;
+
+/// The state of one correlator call: what the sink needs and what it
+/// records.
+#[derive(Debug, Default)]
+pub struct Call {
+    /// The metadata of the object the client sent, which a create keeps.
+    pub meta: Option<Meta>,
+    /// Answers given so far, for the journal.
+    pub answers: Vec<Answer>,
+    /// The last object written.
+    pub written: Option<Arc<EventObject>>,
+    /// Recovering: the recorded answers to give instead of writing.
+    pub replay: Option<VecDeque<Answer>>,
+}
+
+impl Call {
+    /// A call for an event sent with `meta` (none for a timer).
+    pub fn new(meta: Option<Meta>) -> Call {
+        Call {
+            meta,
+            ..Call::default()
+        }
+    }
+
+    /// A call replayed with its recorded `answers`.
+    pub fn replay(answers: Vec<Answer>) -> Call {
+        Call {
+            replay: Some(answers.into()),
+            ..Call::default()
+        }
+    }
+}
+
+/// The writer's transaction as a [`Sink`], while it is lent for a call.
+#[derive(Default)]
+pub struct StoreSink {
+    lent: Option<(Tx, Call)>,
+}
+
+impl StoreSink {
+    /// Lends `tx` to `engine`'s sink for `call`, runs `run` on the engine,
+    /// then takes the transaction back; returns what `run` returned and
+    /// the call as the sink left it (its answers, what it wrote).
+    pub fn lend<R>(
+        engine: &mut ComponentEngine<StoreSink>,
+        tx: &mut Tx,
+        call: Call,
+        run: impl FnOnce(&mut ComponentEngine<StoreSink>) -> R,
+    ) -> (R, Call) {
+        engine.sink_mut().lent = Some((tx.take(), call));
+        let result = run(engine);
+        // The sink moves with the host's state, also when a trapped
+        // instance is rebuilt, so what was lent is always there.
+        let (lent, call) = engine
+            .sink_mut()
+            .lent
+            .take()
+            .expect("the sink gives back the transaction it was lent");
+        *tx = lent;
+        (result, call)
+    }
+
+    /// Runs `write` in the transaction (or gives the recorded answer when
+    /// replaying), recording the answer.
+    fn answer(&mut self, write: impl FnOnce(&mut Tx, &mut Call) -> Answer) -> Answer {
+        let Some((tx, call)) = &mut self.lent else {
+            return Err(SinkError::Unavailable("the sink is not connected".into()));
+        };
+        if let Some(replay) = &mut call.replay {
+            // A recorded call ran out of answers only if this hushd decides
+            // differently from the one that wrote the journal.
+            return replay
+                .pop_front()
+                .unwrap_or_else(|| Err(SinkError::Unavailable("no recorded answer".into())));
+        }
+        let answer = write(tx, call);
+        call.answers.push(answer.clone());
+        answer
+    }
+}
+
+fn stored(object: &EventObject) -> Stored {
+    Stored {
+        name: object.name().into(),
+        resource_version: object.event.metadata.resource_version.clone(),
+        count: stored_count(&object.event),
+    }
+}
+
+fn sink_error(e: TxError) -> SinkError {
+    match e {
+        TxError::AlreadyExists => SinkError::AlreadyExists,
+        TxError::NotFound => SinkError::NotFound,
+        TxError::Store(e) => SinkError::Unavailable(e.0),
+    }
+}
+
+impl Sink for StoreSink {
+    fn create(&mut self, event: &Event) -> Answer {
+        self.answer(|tx, call| {
+            let meta = call.meta.clone().unwrap_or_default();
+            let object = EventObject {
+                event: event.clone(),
+                meta,
+            };
+            let written = tx.create(object).map_err(sink_error)?;
+            call.written = Some(written.clone());
+            Ok(stored(&written))
+        })
+    }
+
+    fn patch(&mut self, namespace: &str, name: &str, patch: &Patch) -> Answer {
+        self.answer(|tx, call| {
+            let key = Key::new(namespace, name);
+            let old = tx
+                .get(&key)
+                .map_err(|e| SinkError::Unavailable(e.0))?
+                .ok_or(SinkError::NotFound)?;
+            let mut new = EventObject::clone(&old);
+            patch.apply_to(&mut new.event);
+            let written = tx.update(new, &old);
+            call.written = Some(written.clone());
+            Ok(stored(&written))
+        })
+    }
+
+    /// Open series are carried by snapshots and the journal, never rebuilt
+    /// from a listing, so nothing is listed.
+    fn list(&mut self, _controller: &str, _instance: &str) -> Result<Vec<Event>, SinkError> {
+        Ok(Vec::new())
+    }
+}

@@ -1,0 +1,40 @@
+//! The single writer: every change to the store goes through one thread,
+//! which takes the commands that queued up while it last committed, runs
+//! them in one transaction (correlating creates through the component),
+//! commits once (group commit), then answers each command and publishes
+//! the changes to watchers. An answer is sent only after its transaction
+//! is durable. The same thread sweeps expired events, runs the
+//! correlators' timers and snapshots them.
+//!
+//! * [`commands`]: what the writer is asked, its answers, and the writes
+//!   made as sent (create, update, delete);
+//! * [`correlated`]: the answer to a create the correlator decided;
+//! * [`sweep`]: deleting what outlived its time to live;
+//! * the transaction it owns ([`crate::store::tx`]), lent to a
+//!   correlator's sink for a call;
+//! * the loop itself, which batches, commits, answers and publishes.
+
+pub mod commands;
+pub mod correlated;
+mod run_loop;
+pub mod sweep;
+
+use std::time::Duration;
+
+pub use self::commands::{Answer, Command, Decision, Outcome, WriteError, Writer, Written};
+pub use self::run_loop::spawn;
+
+/// How the writer batches and keeps house.
+#[derive(Clone, Debug)]
+pub struct WriterConfig {
+    /// Most commands in one transaction.
+    pub max_batch: usize,
+    /// How often expired events are looked for.
+    pub sweep_interval: Duration,
+    /// Most expired events deleted per transaction.
+    pub sweep_batch: usize,
+    /// Longest time between correlator snapshots.
+    pub snapshot_interval: Duration,
+    /// Most journal records between correlator snapshots.
+    pub snapshot_records: u64,
+}
