@@ -30,8 +30,8 @@ export class Overview {
     const warning = new Array<number>(bins).fill(0);
     const dropped = new Array<number>(bins).fill(0);
     const f = layout.facts;
-    const warningId = f.strings.indexOf('Warning');
-    for (let i = 0; i < f.at.length; i++) {
+    const warningId = layout.warning;
+    for (let i = 0; i < f.length; i++) {
       if (!kept.inputs[i]) continue;
       const b = Math.min(bins - 1, Math.max(0, Math.floor((f.at[i] - from) / width)));
       if (view.acts[i] === Act.Drop) dropped[b]++;
