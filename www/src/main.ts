@@ -149,8 +149,16 @@ function shownWhich(): 0 | 1 {
 let drawPending = 0;
 let resetRange = false;
 
+/** What the benchmark reads: per frame the time to apply it and to draw, per update the worker's figures (the last 1,000). */
+const timings = { apply: [] as number[], draw: [] as number[], updates: [] as { correlated: number; correlateMillis: number; wasmBytes: number }[] };
+function note<T>(list: T[], value: T): void {
+  list.push(value);
+  if (list.length > 1000) list.shift();
+}
+
 /** Applies a frame from the worker; the views are redrawn once per animation frame however many arrive. */
 function received(frame: Frame): void {
+  const started = performance.now();
   mirror.apply(frame);
   if (frame.first) resetRange = true;
   if (frame.choices) filters.setChoices(frame.choices, state.filter);
@@ -159,20 +167,24 @@ function received(frame: Frame): void {
   data = { layout, views: { base, whatif: mirror.view(1) ?? (Object.keys(state.whatif).length === 0 ? base : null) }, name: source.name, live: source.live };
   if (state.selection && !valid(state.selection)) state.selection = null;
   if (!drawPending) drawPending = requestAnimationFrame(draw);
+  note(timings.apply, performance.now() - started);
 }
 
 function draw(): void {
+  const started = performance.now();
   drawPending = 0;
   if (!data) return;
   showProblems(data.layout.errors);
   refresh(resetRange);
   resetRange = false;
   timeline.draw();
+  note(timings.draw, performance.now() - started);
   document.body.dataset.frames = String(Number(document.body.dataset.frames ?? 0) + 1);
 }
 
 /** The status line after a read or a live flush. */
 function showStatus(reply: Extract<Reply, { kind: 'frame' }>, name: string): void {
+  note(timings.updates, { correlated: reply.correlated, correlateMillis: reply.correlateMillis, wasmBytes: reply.wasmBytes });
   correlated += reply.correlated;
   document.body.dataset.correlated = String(correlated);
   const { inputs, late } = mirror.counts;
@@ -204,6 +216,7 @@ async function load(loaded: Loaded): Promise<void> {
   }
   correlated += reply.correlated;
   document.body.dataset.correlated = String(correlated);
+  document.body.dataset.wasmBytes = String(reply.wasmBytes);
   const total = performance.now() - started;
   const f = mirror.counts.total;
   const errors = mirror.errors.length;
@@ -447,4 +460,4 @@ async function openSample(id: string, chosen: boolean): Promise<void> {
 start().catch((e) => fail(`hush could not start: ${(e as Error).message}`));
 
 // For the benchmark and the tests: the views, and a way to time a frame.
-Object.assign(window, { hush: { timeline, list, ask, mirror } });
+Object.assign(window, { hush: { timeline, list, ask, mirror, timings } });

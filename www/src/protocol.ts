@@ -193,6 +193,8 @@ export type Reply =
       /** Events the baseline correlated for this request. */
       correlated: number;
       watched?: Watched;
+      /** The worker's WebAssembly memory, bytes. */
+      wasmBytes: number;
     }
   | { kind: 'listed'; id: number; listed: Listed }
   | { kind: 'explained'; id: number; decision: Decision; raw: string }

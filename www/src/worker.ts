@@ -9,7 +9,11 @@ import init, { Dashboard, defaultOptions } from 'hush-web';
 import type { Filter, Frame, Options, Reply, Request, SortOrder, ViewSettings, Watched } from './protocol';
 import { synthetic } from './synthetic';
 
-const ready = init({ module_or_path: new URL('hush_web_bg.wasm', import.meta.url) });
+/** The module's memory (its size is reported with each frame). */
+let memory: WebAssembly.Memory | null = null;
+const ready = init({ module_or_path: new URL('hush_web_bg.wasm', import.meta.url) }).then((exports) => {
+  memory = exports.memory;
+});
 
 let dashboard: Dashboard | null = null;
 /** Every byte given to the dashboard, as the chunks it came in (raw objects are cut from them). */
@@ -68,7 +72,8 @@ function current(): Dashboard {
 function sendFrame(id: number, started: number, correlateStarted: number, correlated: number, watched?: Watched): void {
   const frame = current().frame() as Frame;
   const now = performance.now();
-  post({ kind: 'frame', id, frame, readMillis: correlateStarted - started, correlateMillis: now - correlateStarted, correlated, watched }, buffers(frame));
+  const wasmBytes = memory?.buffer.byteLength ?? 0;
+  post({ kind: 'frame', id, frame, readMillis: correlateStarted - started, correlateMillis: now - correlateStarted, correlated, watched, wasmBytes }, buffers(frame));
 }
 
 async function handle(request: Request): Promise<void> {

@@ -51,8 +51,8 @@ pub fn strings_of(e: &Event) -> [&str; 7] {
 /// One accepted input event.
 #[derive(Debug)]
 pub struct Input {
-    /// The event as read.
-    pub event: Event,
+    /// The event as read (boxed: the list of inputs stays small to grow).
+    pub event: Box<Event>,
     /// The instant it is observed at.
     pub at: Timestamp,
     /// Its bytes in the stream read (counted from the first byte ever read).
@@ -90,7 +90,13 @@ pub struct Inputs {
 
 impl Inputs {
     /// Adds an event observed at `at`; returns its index.
-    pub fn push(&mut self, event: Event, at: Timestamp, span: Range<usize>) -> usize {
+    pub fn push(
+        &mut self,
+        event: impl Into<Box<Event>>,
+        at: Timestamp,
+        span: Range<usize>,
+    ) -> usize {
+        let event = event.into();
         let values = strings_of(&event);
         let ids = values.map(|s| self.strings.id(s));
         let row = self.rows.id(&[ids[0], ids[1], ids[2], ids[3]]);

@@ -36,8 +36,8 @@ pub fn live_instant(observation: &Observation, now: Timestamp) -> Timestamp {
 /// One observation read: the event, its instant, its bytes in the text.
 #[derive(Debug)]
 pub struct Observed {
-    /// The event as the API server holds it.
-    pub event: Event,
+    /// The event as the API server holds it (boxed: a list is sorted by moving these).
+    pub event: Box<Event>,
     /// When it was last seen ([`live_instant`]).
     pub at: Timestamp,
     /// Its bytes in the text read.
@@ -97,7 +97,7 @@ pub fn read_list_page(text: &str, page: usize, now: Timestamp) -> ListPage {
         match raw.parse() {
             Ok((_, observation)) => out.items.push(Observed {
                 at: live_instant(&observation, now),
-                event: observation.event,
+                event: Box::new(observation.event),
                 span,
             }),
             Err(e) => {
@@ -215,7 +215,7 @@ pub fn read_watch(text: &str, line: usize, now: Timestamp) -> WatchBatch {
                             start + (body.as_ptr() as usize - raw.as_ptr() as usize) + inner;
                         out.changes.push(Change::Observed(Box::new(Observed {
                             at: live_instant(&observation, now),
-                            event: observation.event,
+                            event: Box::new(observation.event),
                             span: begin..begin + object_text.len(),
                         })));
                     }

@@ -59,7 +59,7 @@ impl Correlation {
         }
         let from = self.decisions.len();
         for (offset, input) in inputs.from(from).iter().enumerate() {
-            let lines = self.replay.observe(input.event.clone(), input.at);
+            let lines = self.replay.observe((*input.event).clone(), input.at);
             self.decisions.push(Some(from + offset), lines);
         }
         self.decisions.len() - from

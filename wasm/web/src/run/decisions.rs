@@ -33,10 +33,11 @@ struct Compact {
     /// Kept for creates and refusals only: a patch, drop or absorb names
     /// its stored event.
     event: Option<Box<Event>>,
-    patch: Option<Patch>,
+    /// Boxed, as the write: most decisions (drops, absorbs) have neither.
+    patch: Option<Box<Patch>>,
     why: Option<CompactWhy>,
     /// Kept unless written (a written status adds nothing to the action).
-    write: Option<WriteStatus>,
+    write: Option<Box<WriteStatus>>,
     /// The event's namespace and name, numbered in `names`.
     name: Option<u32>,
 }
@@ -188,9 +189,12 @@ impl Decisions {
             action: d.action,
             labels,
             event: d.event.filter(|_| keep_event),
-            patch: d.patch,
+            patch: d.patch.map(Box::new),
             why,
-            write: d.write.filter(|w| !matches!(w, WriteStatus::Written(_))),
+            write: d
+                .write
+                .filter(|w| !matches!(w, WriteStatus::Written(_)))
+                .map(Box::new),
             name,
         });
     }
@@ -261,9 +265,9 @@ impl Decisions {
         Some(Decision {
             action: d.action,
             event: d.event.clone(),
-            patch: d.patch.clone(),
+            patch: d.patch.as_deref().cloned(),
             why,
-            write: d.write.clone(),
+            write: d.write.as_deref().cloned(),
         })
     }
 }
