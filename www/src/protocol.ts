@@ -187,9 +187,9 @@ export type Reply =
       kind: 'frame';
       id: number;
       frame: Frame;
-      /** Milliseconds: reading, correlating (what this request did). */
+      /** Milliseconds: reading and correlating (what this request did), then indexing for the frame. */
       readMillis: number;
-      correlateMillis: number;
+      indexMillis: number;
       /** Events the baseline correlated for this request. */
       correlated: number;
       watched?: Watched;

@@ -1,6 +1,7 @@
 // The dashboard's worker: owns hush-web's Dashboard (the correlator compiled
-// to wasm, the recording, both runs and the indexes), reads files, list
-// pages and watch lines into it, and answers each change with a frame. A
+// to wasm, the recording as the text it was read from, both runs and the
+// indexes), reads files, list pages and watch lines into it, and answers
+// each change with a frame. A
 // live flush correlates only the events it brought, on top of what the
 // runs already hold; a new what-if correlates the whole recording once.
 // The page never blocks on reading, correlating or indexing.
@@ -16,9 +17,6 @@ const ready = init({ module_or_path: new URL('hush_web_bg.wasm', import.meta.url
 });
 
 let dashboard: Dashboard | null = null;
-/** Every byte given to the dashboard, as the chunks it came in (raw objects are cut from them). */
-let chunks: { offset: number; bytes: Uint8Array }[] = [];
-let bytesRead = 0;
 let filter: Filter | null = null;
 let sort: SortOrder = { column: 'last', descending: true };
 
@@ -34,13 +32,11 @@ function buffers(value: unknown, out: Transferable[] = []): Transferable[] {
   return out;
 }
 
-/** A new, empty recording with the runs and view of the old one. */
+/** A new, empty recording with these runs and view. */
 function fresh(base: Options, whatif: Options | null, view: ViewSettings): Dashboard {
   dashboard?.free();
   filter = view.filter;
   sort = view.sort;
-  chunks = [];
-  bytesRead = 0;
   const d = new Dashboard();
   if (filter) d.setFilter(filter);
   d.setSort(sort.column, sort.descending);
@@ -50,30 +46,17 @@ function fresh(base: Options, whatif: Options | null, view: ViewSettings): Dashb
   return d;
 }
 
-/** Keeps `bytes` (the dashboard just read them) for raw objects. */
-function keep(bytes: Uint8Array): void {
-  chunks.push({ offset: bytesRead, bytes });
-  bytesRead += bytes.length;
-}
-
-/** The text of the input record at `start..end` of the stream. */
-function rawText(start: number, end: number): string {
-  const chunk = chunks.findLast((c) => c.offset <= start);
-  if (!chunk) return '';
-  return new TextDecoder().decode(chunk.bytes.subarray(start - chunk.offset, end - chunk.offset));
-}
-
 function current(): Dashboard {
   if (!dashboard) throw new Error('nothing loaded');
   return dashboard;
 }
 
-/** Sends the frame of what changed, with what this request did. */
-function sendFrame(id: number, started: number, correlateStarted: number, correlated: number, watched?: Watched): void {
+/** Sends the frame of what changed, with what this request did (it read and correlated from `started`). */
+function sendFrame(id: number, started: number, correlated: number, watched?: Watched): void {
+  const indexing = performance.now();
   const frame = current().frame() as Frame;
-  const now = performance.now();
   const wasmBytes = memory?.buffer.byteLength ?? 0;
-  post({ kind: 'frame', id, frame, readMillis: correlateStarted - started, correlateMillis: now - correlateStarted, correlated, watched, wasmBytes }, buffers(frame));
+  post({ kind: 'frame', id, frame, readMillis: indexing - started, indexMillis: performance.now() - indexing, correlated, watched, wasmBytes }, buffers(frame));
 }
 
 async function handle(request: Request): Promise<void> {
@@ -81,47 +64,36 @@ async function handle(request: Request): Promise<void> {
   const started = performance.now();
   switch (request.kind) {
     case 'open': {
-      const d = fresh(request.base, null, request.view);
-      const bytes = new Uint8Array(request.bytes);
-      d.read(bytes);
-      keep(bytes);
-      const correlating = performance.now();
-      const correlated = d.advance();
-      if (request.whatif) d.setRun(1, request.whatif);
+      // Both runs first: each correlates the file's events as they are read, once.
+      const d = fresh(request.base, request.whatif, request.view);
+      d.read(new Uint8Array(request.bytes));
       d.finish();
-      sendFrame(request.id, started, correlating, correlated);
+      sendFrame(request.id, started, d.takeCorrelated());
       return;
     }
     case 'listPage': {
       const d = request.first ? fresh(request.base, request.whatif, request.view) : current();
-      const bytes = new Uint8Array(request.bytes);
-      const listed = d.listPage(bytes, Date.now());
-      keep(bytes);
+      const listed = d.listPage(new Uint8Array(request.bytes), Date.now());
       post({ kind: 'listed', id: request.id, listed });
       return;
     }
     case 'listDone': {
       const d = current();
       d.commitList();
-      const correlating = performance.now();
-      sendFrame(request.id, started, correlating, d.advance());
+      sendFrame(request.id, started, d.takeCorrelated());
       return;
     }
     case 'watch': {
       const d = current();
-      const bytes = new Uint8Array(request.bytes);
-      const watched = d.watch(bytes, Date.now()) as Watched;
-      keep(bytes);
-      const correlating = performance.now();
-      sendFrame(request.id, started, correlating, d.advance(), watched);
+      const watched = d.watch(new Uint8Array(request.bytes), Date.now()) as Watched;
+      sendFrame(request.id, started, d.takeCorrelated(), watched);
       return;
     }
     case 'replay': {
       const d = current();
-      const correlating = performance.now();
       const correlated = request.base ? d.setRun(0, request.base) : 0;
       d.setRun(1, request.whatif);
-      sendFrame(request.id, started, correlating, correlated);
+      sendFrame(request.id, started, correlated);
       return;
     }
     case 'view': {
@@ -130,15 +102,14 @@ async function handle(request: Request): Promise<void> {
       const d = current();
       d.setFilter(filter);
       d.setSort(sort.column, sort.descending);
-      sendFrame(request.id, started, performance.now(), 0);
+      sendFrame(request.id, started, 0);
       return;
     }
     case 'explain': {
       const d = current();
       const which = request.which === 'whatif' ? 1 : 0;
       const decision = d.explain(which, request.input);
-      const span = d.span(request.input);
-      const raw = span ? rawText(span[0], span[1]) : '';
+      const raw = d.raw(request.input) ?? '';
       post({ kind: 'explained', id: request.id, decision, raw });
       return;
     }

@@ -173,7 +173,7 @@ test('frames applied one after another give the page what one frame of the whole
   let frames = 0;
   for (let at = 0, size = 1; at < lines.length; at += size, size = size * 3 + 1) {
     stepwise.read(encode(lines.slice(at, at + size)));
-    correlated += stepwise.advance();
+    correlated += stepwise.takeCorrelated();
     // The filter changes half-way: what it keeps is for the whole recording.
     if (++frames === 3) stepwise.setFilter({ reason: 'BackOff' });
     mirror.apply(stepwise.frame());
@@ -184,7 +184,7 @@ test('frames applied one after another give the page what one frame of the whole
   whole.setRun(0, {});
   whole.setFilter({ reason: 'BackOff' });
   whole.read(encode(lines));
-  whole.advance();
+  whole.takeCorrelated();
   const one = new Mirror();
   one.apply(whole.frame());
   const [a, b] = [mirror.layout(), one.layout()];

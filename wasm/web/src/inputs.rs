@@ -1,5 +1,6 @@
 //! The events a recording has read, in the order they arrived, with the
-//! facts the dashboard draws by, computed once as each event is read: its
+//! facts the dashboard draws by, computed once as each event is read (the
+//! events themselves are kept by whoever needs them again): its
 //! strings interned into one table, its row (the involved object and the
 //! reason), whether it arrived late (observed before an event read earlier),
 //! and a key of the Event object itself (its namespace and name), to find
@@ -48,11 +49,9 @@ pub fn strings_of(e: &Event) -> [&str; 7] {
     ]
 }
 
-/// One accepted input event.
-#[derive(Debug)]
+/// One accepted input event: when, and where it was read.
+#[derive(Clone, Debug)]
 pub struct Input {
-    /// The event as read (boxed: the list of inputs stays small to grow).
-    pub event: Box<Event>,
     /// The instant it is observed at.
     pub at: Timestamp,
     /// Its bytes in the stream read (counted from the first byte ever read).
@@ -89,15 +88,9 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Adds an event observed at `at`; returns its index.
-    pub fn push(
-        &mut self,
-        event: impl Into<Box<Event>>,
-        at: Timestamp,
-        span: Range<usize>,
-    ) -> usize {
-        let event = event.into();
-        let values = strings_of(&event);
+    /// Adds an event observed at `at`, read from bytes `span`; returns its index.
+    pub fn push(&mut self, event: &Event, at: Timestamp, span: Range<usize>) -> usize {
+        let values = strings_of(event);
         let ids = values.map(|s| self.strings.id(s));
         let row = self.rows.id(&[ids[0], ids[1], ids[2], ids[3]]);
         if row as usize == self.row_first.len() {
@@ -112,7 +105,7 @@ impl Inputs {
         self.instants.push(at.nanos());
         self.row_of.push(row);
         self.late.push(late);
-        self.list.push(Input { event, at, span });
+        self.list.push(Input { at, span });
         self.list.len() - 1
     }
 
@@ -223,10 +216,10 @@ mod tests {
     fn rows_strings_and_late_inputs() {
         let mut inputs = Inputs::default();
         let t = Timestamp::from_secs;
-        inputs.push(event("shop", "web-1", "BackOff", "a"), t(10), 0..5);
-        inputs.push(event("shop", "web-1", "Failed", "b"), t(12), 5..9);
-        inputs.push(event("shop", "web-1", "BackOff", "c"), t(11), 9..12);
-        inputs.push(event("shop", "web-2", "BackOff", "d"), t(12), 12..20);
+        inputs.push(&event("shop", "web-1", "BackOff", "a"), t(10), 0..5);
+        inputs.push(&event("shop", "web-1", "Failed", "b"), t(12), 5..9);
+        inputs.push(&event("shop", "web-1", "BackOff", "c"), t(11), 9..12);
+        inputs.push(&event("shop", "web-2", "BackOff", "d"), t(12), 12..20);
         assert_eq!(inputs.len(), 4);
         assert_eq!(inputs.rows_of(), [0, 1, 0, 2]);
         assert_eq!(inputs.row_first(), [t(10), t(12), t(12)]);

@@ -12,6 +12,7 @@
 //! const run = recording.replay({ burst: 10 });   // the correlator over every event
 //! ```
 
+use hush_core::Event;
 use hush_input::{Position, read_text};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -27,6 +28,8 @@ use crate::run::{Correlation, WebRun};
 #[derive(Debug, Default)]
 pub struct WebRecording {
     inputs: Inputs,
+    /// The events read, replayed as often as asked.
+    events: Vec<Event>,
     errors: Vec<(Position, String)>,
     /// Bytes read so far: where the next `append` starts.
     bytes_read: usize,
@@ -51,11 +54,13 @@ impl WebRecording {
     /// events were accepted.
     pub fn append(&mut self, bytes: &[u8]) -> Result<usize, ReadError> {
         let before = self.inputs.len();
+        let events = &mut self.events;
         read_into(
             bytes,
             &mut self.bytes_read,
             &mut self.inputs,
             &mut self.errors,
+            &mut |e| events.push(e),
         )?;
         Ok(self.inputs.len() - before)
     }
@@ -96,19 +101,20 @@ impl WebRecording {
     pub fn replay(&self, options: JsValue) -> Result<WebRun, ConstructError> {
         let options = options_from_js(&options)?;
         let mut correlation = Correlation::new(options).map_err(ConstructError::Options)?;
-        correlation.advance(&self.inputs);
+        correlation.advance(&self.inputs, &mut |i| self.events[i].clone());
         correlation.finish();
         Ok(WebRun::from(correlation))
     }
 }
 
 /// Reads `bytes` (UTF-8, the stream's next bytes after `bytes_read`) into
-/// `inputs` and `errors`, in order.
+/// `inputs` and `errors`, in order, giving each event read to `keep`.
 pub(crate) fn read_into(
     bytes: &[u8],
     bytes_read: &mut usize,
     inputs: &mut Inputs,
     errors: &mut Vec<(Position, String)>,
+    keep: &mut dyn FnMut(Event),
 ) -> Result<(), ReadError> {
     let text = core::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.valid_up_to()))?;
     let offset = *bytes_read;
@@ -118,10 +124,11 @@ pub(crate) fn read_into(
         match raw.observe() {
             Ok((_, observation, at)) => {
                 inputs.push(
-                    observation.event,
+                    &observation.event,
                     at,
                     offset + span.start..offset + span.end,
                 );
+                keep(observation.event);
             }
             Err(e) => errors.push((e.position, e.message)),
         }

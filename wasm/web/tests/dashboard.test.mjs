@@ -55,7 +55,7 @@ test('a file read in pieces, each correlated on top of the last, decides as hush
   let pieces = 0;
   for (let at = 0, size = 3; at < stormLines.length; at += size, size = Math.ceil(size * 1.7)) {
     d.read(encode(stormLines.slice(at, at + size).join('\n') + '\n'));
-    correlated += d.advance();
+    correlated += d.takeCorrelated();
     // The what-if, started with what was read so far: it correlates that once, then goes on.
     if (++pieces === 5) whatif = d.setRun(1, { burst: 5 });
     d.frame();
@@ -103,7 +103,7 @@ test('a live feed: list pages sorted by time, then watch lines with changes, a l
   assert.deepStrictEqual(first, { continue: 'next', resourceVersion: '10', items: 2 });
   assert.equal(d.listPage(page(listed.slice(2), ''), Date.now()).continue, '');
   assert.equal(d.commitList(), 4);
-  assert.equal(d.advance(), 4);
+  assert.equal(d.takeCorrelated(), 4);
   const frame0 = d.frame();
   assert.equal(frame0.first, true);
   const observed = [...listed].sort((a, b) => a.lastTimestamp.localeCompare(b.lastTimestamp));
@@ -122,20 +122,23 @@ test('a live feed: list pages sorted by time, then watch lines with changes, a l
   const cut = lines.indexOf('"BOOKMARK"') + 3;
   const w1 = d.watch(encode(lines.slice(0, lines.lastIndexOf('\n', cut) + 1)), Date.now());
   assert.deepStrictEqual(w1, { resourceVersion: '12', observed: 2, deleted: 0, bookmarks: 0 });
-  assert.equal(d.advance(), 2, 'only the new events are correlated');
+  assert.equal(d.takeCorrelated(), 2, 'only the new events are correlated');
   const frame1 = d.frame();
   assert.equal(frame1.first, false);
   assert.equal(frame1.facts.from, 4);
   assert.equal(frame1.facts.at.length, 2);
   const w2 = d.watch(encode(lines.slice(lines.lastIndexOf('\n', cut) + 1)), Date.now());
   assert.deepStrictEqual(w2, { resourceVersion: '16', observed: 2, deleted: 1, bookmarks: 1 });
-  assert.equal(d.advance(), 2);
+  assert.equal(d.takeCorrelated(), 2);
   const frame2 = d.frame();
   for (const [type, object] of changes) if (type === 'ADDED' || type === 'MODIFIED') observed.push(object);
 
   // Every decision is hushd's for the same events in the order they arrived, each at its last-seen time.
   const jsonl = observed.map((e) => JSON.stringify({ ...e, at: e.lastTimestamp })).join('\n') + '\n';
   sameDecisions(d, 0, hushdDecisions(jsonl));
+  // A what-if started now reads every event again from the text it came in (the list's and the watch's).
+  assert.equal(d.setRun(1, { burst: 2 }), observed.length);
+  sameDecisions(d, 1, hushdDecisions(jsonl, ['--burst', '2']));
 
   // The late one is marked; nothing else is.
   const late = [...frame0.facts.late, ...frame1.facts.late, ...frame2.facts.late];
@@ -165,6 +168,12 @@ test('a live feed: list pages sorted by time, then watch lines with changes, a l
   assert.deepStrictEqual(w3.error, { code: 410, reason: 'Expired', message: 'too old resource version: 16 (20)' });
   assert.equal(w3.observed, 0);
   assert.equal(d.length, observed.length);
+  // So does the baseline in the other mode.
+  d.setRun(0, { mode: 'series' });
+  sameDecisions(d, 0, hushdDecisions(jsonl, ['--mode', 'series']));
+  // The raw objects are the text as it came.
+  assert.deepStrictEqual(JSON.parse(d.raw(observed.length - 1)), observed.at(-1));
+  assert.deepStrictEqual(JSON.parse(d.raw(0)), observed[0]);
   d.free();
 });
 
@@ -175,7 +184,7 @@ test('bad list items and watch lines are listed with where they are, the rest is
   d.listPage(encode(JSON.stringify({ kind: 'EventList', metadata: { resourceVersion: '3' }, items })), Date.now());
   d.commitList();
   d.watch(encode(`not json\n${JSON.stringify({ type: 'ADDED', object: { kind: 'Event', involvedObject: {}, type: 'Sideways' } })}\n`), Date.now());
-  d.advance();
+  d.takeCorrelated();
   const errors = d.frame().errors.map((e) => e.position);
   assert.deepStrictEqual(errors, ['list page 1 items[1]', 'watch line 1', 'watch line 2']);
   assert.equal(d.length, 1);

@@ -12,7 +12,7 @@
 
 use core::ops::Range;
 
-use hush_core::format::kube_json::Observation;
+use hush_core::format::kube_json::{ListDefaults, Observation};
 use hush_core::{Event, Timestamp};
 use hush_input::{Position, parse_record, read_text};
 use serde::Deserialize;
@@ -44,6 +44,16 @@ pub struct Observed {
     pub span: Range<usize>,
 }
 
+/// A listed item, read once to know when it was seen (the list is
+/// correlated in that order once whole; the item is read again then).
+#[derive(Debug)]
+pub struct Staged {
+    /// When it was last seen ([`live_instant`]).
+    pub at: Timestamp,
+    /// Its bytes in the page.
+    pub span: Range<usize>,
+}
+
 /// A record that is not an Event: where and why.
 pub type Bad = (String, String);
 
@@ -59,19 +69,25 @@ struct ListMeta {
 struct ListHead {
     #[serde(default)]
     metadata: ListMeta,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default, rename = "apiVersion")]
+    api_version: Option<String>,
 }
 
 /// A page of a list, read.
 #[derive(Debug, Default)]
 pub struct ListPage {
     /// Its items that are Events.
-    pub items: Vec<Observed>,
+    pub items: Vec<Staged>,
     /// Its items that are not.
     pub bad: Vec<Bad>,
     /// `metadata.continue`: the token for the next page ("" when last).
     pub next: String,
     /// `metadata.resourceVersion`: where a watch starts after the last page.
     pub resource_version: String,
+    /// What the list says about its items (their kind and apiVersion).
+    pub defaults: ListDefaults,
 }
 
 /// Reads one page of a list, `page` numbering it in the positions of bad
@@ -90,14 +106,14 @@ pub fn read_list_page(text: &str, page: usize, now: Timestamp) -> ListPage {
     let mut out = ListPage {
         next: head.metadata.next.unwrap_or_default(),
         resource_version: head.metadata.resource_version.unwrap_or_default(),
+        defaults: ListDefaults::of(head.kind.as_deref(), head.api_version.as_deref()),
         ..ListPage::default()
     };
     for raw in read_text(text) {
         let span = raw.span();
         match raw.parse() {
-            Ok((_, observation)) => out.items.push(Observed {
+            Ok((_, observation)) => out.items.push(Staged {
                 at: live_instant(&observation, now),
-                event: Box::new(observation.event),
                 span,
             }),
             Err(e) => {
@@ -172,6 +188,12 @@ struct Object {
     reason: String,
     #[serde(default)]
     message: String,
+}
+
+/// The namespace and name of the Event object in `text` (its metadata's).
+pub fn object_name(text: &str) -> Option<(String, String)> {
+    let object: Object = serde_json::from_str(text).ok()?;
+    Some((object.metadata.namespace, object.metadata.name))
 }
 
 /// Reads whole lines of a watch; `line` is the number of the first (for

@@ -26,9 +26,9 @@ pub mod feed;
 mod frame;
 pub mod natural;
 pub mod stored;
+pub mod texts;
 pub mod view;
 
-use hush_input::Position;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
@@ -36,10 +36,14 @@ use crate::columns::{FastMap, JsObject};
 use crate::convert::{event_to_js, millis_to_instant, options_from_js};
 use crate::error::{ConstructError, ExplainError, ReadError};
 use crate::inputs::{Inputs, object_key};
-use crate::recording::read_into;
 use crate::run::decision_to_js;
-use feed::{Change, Observed, read_list_page, read_watch};
+use core::ops::Range;
+
+use feed::{Change, Staged, object_name, read_list_page, read_watch};
+use hush_core::{Event, Timestamp};
+use hush_input::read_text;
 use stored::LiveRun;
+use texts::{Kind, Texts};
 use view::{Column, Compiled, Filter, RowOrder};
 
 /// The dashboard's recording, its runs and the state of its views.
@@ -49,9 +53,10 @@ pub struct Dashboard {
     inputs: Inputs,
     /// Records that are not events: where and why.
     errors: Vec<(String, String)>,
-    bytes_read: usize,
+    /// What was read, as text.
+    texts: Texts,
     /// A list's items, until the last page is read.
-    staged: Vec<Observed>,
+    staged: Vec<Staged>,
     list_pages: usize,
     watch_lines: usize,
     /// Per input: removed (its Event was deleted).
@@ -65,6 +70,8 @@ pub struct Dashboard {
     restarted: [bool; 2],
     /// Whether the recording is whole (a file): runs are finished.
     finished: bool,
+    /// Events the baseline correlated since [`take_correlated`](Dashboard::take_correlated).
+    correlated: usize,
     filter: Compiled,
     sort: (Column, bool),
     rows: RowOrder,
@@ -88,32 +95,41 @@ impl Dashboard {
         }
     }
 
-    /// Reads a file's bytes (as `Recording` does); returns how many events
-    /// were accepted. The events are correlated in file order.
-    pub fn read(&mut self, bytes: &[u8]) -> Result<usize, ReadError> {
+    /// Reads a file's bytes (as `Recording` does), correlating each event
+    /// in every run as it is read, in file order; returns how many events
+    /// were accepted.
+    pub fn read(&mut self, bytes: Vec<u8>) -> Result<usize, ReadError> {
+        let text = utf8(bytes)?;
         let before = self.inputs.len();
-        let mut errors = Vec::new();
-        read_into(bytes, &mut self.bytes_read, &mut self.inputs, &mut errors)?;
-        self.errors.extend(
-            errors
-                .into_iter()
-                .map(|(p, m): (Position, String)| (p.to_string(), m)),
-        );
-        self.grow();
+        let offset = self.texts.end();
+        for raw in read_text(&text) {
+            let span = raw.span();
+            match raw.observe() {
+                Ok((_, observation, at)) => self.observe(
+                    observation.event,
+                    at,
+                    offset + span.start..offset + span.end,
+                ),
+                Err(e) => self.errors.push((e.position.to_string(), e.message)),
+            }
+        }
+        self.texts.add(text, Kind::File, before);
+        self.collect();
         Ok(self.inputs.len() - before)
     }
 
-    /// Reads one page of an API server's list of events (kept aside until
-    /// [`commitList`](Dashboard::commit_list)); `now` (ms) times items that
-    /// say nothing of when they were seen. Returns
-    /// `{continue, resourceVersion, items}`.
+    /// Reads one page of an API server's list of events (its items are
+    /// correlated by [`commitList`](Dashboard::commit_list), once the list is
+    /// whole); `now` (ms) times items that say nothing of when they were
+    /// seen. Returns `{continue, resourceVersion, items}`.
     #[wasm_bindgen(js_name = listPage)]
-    pub fn list_page(&mut self, bytes: &[u8], now: f64) -> Result<JsValue, ReadError> {
-        let text = self.text(bytes)?;
+    pub fn list_page(&mut self, bytes: Vec<u8>, now: f64) -> Result<JsValue, ReadError> {
+        let text = utf8(bytes)?;
         self.list_pages += 1;
-        let page = read_list_page(text, self.list_pages, instant(now));
-        let offset = self.bytes_read;
-        self.bytes_read += bytes.len();
+        let page = read_list_page(&text, self.list_pages, instant(now));
+        let offset = self
+            .texts
+            .add(text, Kind::List(page.defaults), self.inputs.len());
         let items = page.items.len();
         self.staged.extend(page.items.into_iter().map(|mut o| {
             o.span = offset + o.span.start..offset + o.span.end;
@@ -128,45 +144,43 @@ impl Dashboard {
         Ok(answer.into_js())
     }
 
-    /// Adds the listed events, in the order they were last seen (the list
-    /// gives them by name); returns how many.
+    /// Adds the listed events in the order they were last seen (the list
+    /// gives them by name), correlating each in every run; returns how many.
     #[wasm_bindgen(js_name = commitList)]
     pub fn commit_list(&mut self) -> usize {
-        let staged = std::mem::take(&mut self.staged);
+        let mut staged = std::mem::take(&mut self.staged);
         let mut order: Vec<u32> = (0..staged.len() as u32).collect();
         view::sort_ids(&mut order, &|a, b| {
             staged[a as usize].at.cmp(&staged[b as usize].at)
         });
-        let n = staged.len();
-        let mut staged: Vec<Option<Observed>> = staged.into_iter().map(Some).collect();
+        let before = self.inputs.len();
         for i in order {
-            if let Some(o) = staged[i as usize].take() {
-                self.inputs.push(o.event, o.at, o.span);
+            let item = std::mem::replace(&mut staged[i as usize].span, 0..0);
+            if let Some(event) = self.texts.object(item.clone()) {
+                self.observe(event, staged[i as usize].at, item);
             }
         }
-        self.grow();
-        n
+        self.collect();
+        self.inputs.len() - before
     }
 
     /// Reads whole lines of a watch: every `ADDED` or `MODIFIED` object is
-    /// one more event, a `DELETED` one removes its Event's events. Returns
-    /// `{resourceVersion, observed, deleted, bookmarks, error}` (`error`:
-    /// the `ERROR` line's `{code, reason, message}`; lines after it are
-    /// not read).
-    pub fn watch(&mut self, bytes: &[u8], now: f64) -> Result<JsValue, ReadError> {
-        let text = self.text(bytes)?;
-        let batch = read_watch(text, self.watch_lines + 1, instant(now));
+    /// one more event, correlated in every run; a `DELETED` one removes its
+    /// Event's events. Returns `{resourceVersion, observed, deleted,
+    /// bookmarks, error}` (`error`: the `ERROR` line's `{code, reason,
+    /// message}`; lines after it are not read).
+    pub fn watch(&mut self, bytes: Vec<u8>, now: f64) -> Result<JsValue, ReadError> {
+        let text = utf8(bytes)?;
+        let batch = read_watch(&text, self.watch_lines + 1, instant(now));
         self.watch_lines += text.split_inclusive('\n').count();
-        let offset = self.bytes_read;
-        self.bytes_read += bytes.len();
+        let offset = self.texts.add(text, Kind::Watch, self.inputs.len());
         let answer = JsObject::default();
         let (mut observed, mut deleted) = (0u32, 0u32);
         for change in batch.changes {
             match change {
                 Change::Observed(o) => {
                     let span = offset + o.span.start..offset + o.span.end;
-                    self.inputs.push(o.event, o.at, span);
-                    self.grow();
+                    self.observe(*o.event, o.at, span);
                     observed += 1;
                 }
                 Change::Deleted(namespace, name) => {
@@ -187,6 +201,7 @@ impl Dashboard {
                 }
             }
         }
+        self.collect();
         self.errors.extend(batch.bad);
         answer
             .set(
@@ -211,7 +226,7 @@ impl Dashboard {
             return Ok(0);
         }
         let mut run = LiveRun::new(options_from_js(&options)?).map_err(ConstructError::Options)?;
-        let n = run.advance(&mut self.inputs);
+        let n = self.correlate(&mut run);
         if self.finished {
             run.finish(&mut self.inputs);
         }
@@ -219,15 +234,12 @@ impl Dashboard {
         Ok(n)
     }
 
-    /// Correlates the events read since the last call, in every run, on top
-    /// of the state the last call left. Returns how many the baseline
-    /// correlated.
-    pub fn advance(&mut self) -> usize {
-        let mut correlated = [0; 2];
-        for (n, run) in correlated.iter_mut().zip(self.runs.iter_mut().flatten()) {
-            *n = run.advance(&mut self.inputs);
-        }
-        correlated[0]
+    /// How many events the baseline correlated since the last call: each
+    /// event is correlated once, as it is read, on top of what the run
+    /// already holds.
+    #[wasm_bindgen(js_name = takeCorrelated)]
+    pub fn take_correlated(&mut self) -> usize {
+        std::mem::take(&mut self.correlated)
     }
 
     /// The recording is whole (a file): every run goes on until its series
@@ -236,7 +248,6 @@ impl Dashboard {
     pub fn finish(&mut self) {
         self.finished = true;
         for run in self.runs.iter_mut().flatten() {
-            run.advance(&mut self.inputs);
             run.finish(&mut self.inputs);
         }
     }
@@ -286,10 +297,10 @@ impl Dashboard {
         self.inputs.len()
     }
 
-    /// Event `input`'s bytes in the stream read: `[start, end]`.
-    pub fn span(&self, input: usize) -> Option<Vec<u32>> {
-        let span = &self.inputs.get(input)?.span;
-        Some(vec![span.start as u32, span.end as u32])
+    /// Event `input`'s raw object, as read.
+    pub fn raw(&self, input: usize) -> Option<String> {
+        let span = self.inputs.get(input)?.span.clone();
+        self.texts.raw(span).map(str::to_string)
     }
 
     /// Event `input`'s decision in run `which`, as `hushd replay` prints
@@ -340,10 +351,6 @@ impl Dashboard {
 }
 
 impl Dashboard {
-    fn text<'a>(&self, bytes: &'a [u8]) -> Result<&'a str, ReadError> {
-        core::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.valid_up_to()))
-    }
-
     fn run(&self, which: usize) -> Result<&LiveRun, ExplainError> {
         self.runs
             .get(which)
@@ -354,9 +361,40 @@ impl Dashboard {
             ))
     }
 
-    /// Keeps the per-input flags as long as the inputs.
-    fn grow(&mut self) {
-        self.removed.resize(self.inputs.len(), false);
+    /// Adds an event observed at `at`, read from `span`, and correlates it
+    /// in every run.
+    fn observe(&mut self, event: Event, at: Timestamp, span: Range<usize>) {
+        self.inputs.push(&event, at, span);
+        self.removed.push(false);
+        match &mut self.runs {
+            [Some(base), Some(whatif)] => {
+                base.push(event.clone(), at);
+                whatif.push(event, at);
+            }
+            [Some(run), None] | [None, Some(run)] => run.push(event, at),
+            [None, None] => {}
+        }
+        if self.runs[0].is_some() {
+            self.correlated += 1;
+        }
+    }
+
+    /// Brings every run's stored events up to date after events were correlated.
+    fn collect(&mut self) {
+        for run in self.runs.iter_mut().flatten() {
+            run.collect(&mut self.inputs);
+        }
+    }
+
+    /// Correlates in `run` the events it has not correlated yet, read again
+    /// from their text.
+    fn correlate(&mut self, run: &mut LiveRun) -> usize {
+        let n = {
+            let mut reader = self.texts.reader(&self.inputs);
+            run.correlate(&self.inputs, &mut |i| reader.event(i))
+        };
+        run.collect(&mut self.inputs);
+        n
     }
 
     /// Removes the events of the Event `namespace/name`; returns how many.
@@ -367,8 +405,13 @@ impl Dashboard {
             if k != key || self.removed[i] {
                 continue;
             }
-            let meta = &self.inputs.get(i).map(|x| &x.event.metadata);
-            if meta.is_some_and(|m| m.namespace == namespace && m.name == name) {
+            // The key matched: the object's own text says whether it is the one.
+            let text = self
+                .inputs
+                .get(i)
+                .and_then(|x| self.texts.raw(x.span.clone()));
+            let named = text.and_then(object_name);
+            if named.is_some_and(|(ns, n)| ns == namespace && n == name) {
                 self.removed[i] = true;
                 self.newly_removed.push(i as u32);
                 n += 1;
@@ -380,6 +423,11 @@ impl Dashboard {
 }
 
 /// Milliseconds since the epoch as an instant (the epoch itself if unusable).
-fn instant(ms: f64) -> hush_core::Timestamp {
-    millis_to_instant(ms).unwrap_or(hush_core::Timestamp::from_nanos(0))
+fn instant(ms: f64) -> Timestamp {
+    millis_to_instant(ms).unwrap_or(Timestamp::from_nanos(0))
+}
+
+/// Bytes as text, or where they stop being UTF-8.
+fn utf8(bytes: Vec<u8>) -> Result<String, ReadError> {
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.utf8_error().valid_up_to()))
 }

@@ -66,11 +66,11 @@ impl LiveRun {
         })
     }
 
-    /// Correlates the inputs not correlated yet; returns how many.
-    pub fn advance(&mut self, inputs: &mut Inputs) -> usize {
-        let n = self.correlation.advance(inputs);
-        self.collect(inputs);
-        n
+    /// Correlates the inputs not correlated yet, `event(i)` giving input
+    /// `i`'s event; returns how many. [`collect`](LiveRun::collect) then
+    /// brings the stored events up to date.
+    pub fn correlate(&mut self, inputs: &Inputs, event: &mut dyn FnMut(usize) -> Event) -> usize {
+        self.correlation.advance(inputs, event)
     }
 
     /// Runs the clock on to the end (a file's replay).
@@ -79,9 +79,15 @@ impl LiveRun {
         self.collect(inputs);
     }
 
+    /// Correlates the next input: `event`, observed at `at`.
+    /// [`collect`](LiveRun::collect) then brings the stored events up to date.
+    pub fn push(&mut self, event: Event, at: Timestamp) {
+        self.correlation.push(event, at);
+    }
+
     /// Numbers the events stored since the last call and refreshes the
     /// facts of every event written or counted in since.
-    fn collect(&mut self, inputs: &mut Inputs) {
+    pub fn collect(&mut self, inputs: &mut Inputs) {
         let touched = self.correlation.decisions.take_touched();
         let names = self.correlation.decisions.names();
         self.stored_of_name.resize(names.len(), -1);
@@ -190,17 +196,22 @@ mod tests {
     #[test]
     fn stored_events_keep_their_numbers_and_report_changes() {
         let mut inputs = Inputs::default();
+        let mut events = Vec::new();
         let mut run = LiveRun::new(Options::default()).unwrap();
         let (e, at) = backoff("web-2", 0);
-        inputs.push(e, at, 0..1);
-        run.advance(&mut inputs);
+        inputs.push(&e, at, 0..1);
+        events.push(e);
+        run.correlate(&inputs, &mut |i| events[i].clone());
+        run.collect(&mut inputs);
         assert_eq!(run.take_changed(), [0]);
         assert_eq!(run.take_changed(), [] as [u32; 0]);
         for (pod, second) in [("web-1", 1), ("web-2", 2)] {
             let (e, at) = backoff(pod, second);
-            inputs.push(e, at, 0..1);
+            inputs.push(&e, at, 0..1);
+            events.push(e);
         }
-        assert_eq!(run.advance(&mut inputs), 2);
+        assert_eq!(run.correlate(&inputs, &mut |i| events[i].clone()), 2);
+        run.collect(&mut inputs);
         // web-1 sorts first in the store, but keeps the number it was given.
         let mut changed = run.take_changed();
         changed.sort();

@@ -10,7 +10,7 @@
 
 use hush_core::format::replay::{Native, Replay};
 use hush_core::write::store::MemoryStore;
-use hush_core::{Mode, Options, OptionsError, Recorder, Stats};
+use hush_core::{Event, Mode, Options, OptionsError, Recorder, Stats, Timestamp};
 
 use super::decisions::Decisions;
 use crate::inputs::Inputs;
@@ -51,18 +51,28 @@ impl Correlation {
         self.decisions.len()
     }
 
-    /// Correlates the inputs not correlated yet, in order; returns how many.
-    /// A finished correlation correlates nothing more.
-    pub fn advance(&mut self, inputs: &Inputs) -> usize {
+    /// Correlates the inputs not correlated yet, in order, `event(i)` giving
+    /// input `i`'s event; returns how many. A finished correlation
+    /// correlates nothing more.
+    pub fn advance(&mut self, inputs: &Inputs, event: &mut dyn FnMut(usize) -> Event) -> usize {
         if self.finished {
             return 0;
         }
         let from = self.decisions.len();
         for (offset, input) in inputs.from(from).iter().enumerate() {
-            let lines = self.replay.observe((*input.event).clone(), input.at);
-            self.decisions.push(Some(from + offset), lines);
+            self.push(event(from + offset), input.at);
         }
         self.decisions.len() - from
+    }
+
+    /// Correlates the next input: `event`, observed at `at`. A finished
+    /// correlation correlates nothing more.
+    pub fn push(&mut self, event: Event, at: Timestamp) {
+        if !self.finished {
+            let index = self.decisions.len();
+            let lines = self.replay.observe(event, at);
+            self.decisions.push(Some(index), lines);
+        }
     }
 
     /// Runs the clock on after the last input until every series has
@@ -95,7 +105,7 @@ impl Correlation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hush_core::{Action, Event, Timestamp};
+    use hush_core::Action;
 
     fn backoff(pod: &str) -> Event {
         let mut e = Event::default();
@@ -111,17 +121,19 @@ mod tests {
         e
     }
 
-    fn inputs(n: usize) -> Inputs {
+    fn inputs(n: usize) -> (Inputs, Vec<Event>) {
         let mut inputs = Inputs::default();
+        let mut events = Vec::new();
         for i in 0..n {
-            let pod = format!("web-{}", i % 3);
+            let event = backoff(&format!("web-{}", i % 3));
             inputs.push(
-                backoff(&pod),
+                &event,
                 Timestamp::from_secs(1_700_000_000 + i as i64),
                 i..i + 1,
             );
+            events.push(event);
         }
-        inputs
+        (inputs, events)
     }
 
     /// Every decision, as JSON text, for comparison.
@@ -133,20 +145,32 @@ mod tests {
 
     #[test]
     fn advancing_in_steps_decides_as_one_pass() {
-        let all = inputs(40);
+        let (all, events) = inputs(40);
         let mut whole = Correlation::new(Options::default()).unwrap();
-        assert_eq!(whole.advance(&all), 40);
+        assert_eq!(whole.advance(&all, &mut |i| events[i].clone()), 40);
 
         let mut stepwise = Correlation::new(Options::default()).unwrap();
         let mut growing = Inputs::default();
         let mut correlated = 0;
+        let mut asked = Vec::new();
         for (i, input) in all.from(0).iter().enumerate() {
-            growing.push(input.event.clone(), input.at, input.span.clone());
+            growing.push(&events[i], input.at, input.span.clone());
             if i % 7 == 3 {
-                correlated += stepwise.advance(&growing);
+                correlated += stepwise.advance(&growing, &mut |i| {
+                    asked.push(i);
+                    events[i].clone()
+                });
             }
         }
-        correlated += stepwise.advance(&growing);
+        correlated += stepwise.advance(&growing, &mut |i| {
+            asked.push(i);
+            events[i].clone()
+        });
+        assert_eq!(
+            asked,
+            (0..40).collect::<Vec<_>>(),
+            "each event asked for once, in order"
+        );
         assert_eq!(correlated, 40, "each input correlated once");
         assert_eq!(lines(&stepwise), lines(&whole));
         assert_eq!(stepwise.stats(), whole.stats());
@@ -156,14 +180,13 @@ mod tests {
 
     #[test]
     fn a_finished_correlation_takes_nothing_more() {
-        let all = inputs(5);
+        let (all, events) = inputs(5);
         let mut c = Correlation::new(Options::default()).unwrap();
-        c.advance(&all);
+        c.advance(&all, &mut |i| events[i].clone());
         c.finish();
         assert!(c.is_finished());
-        let mut more = inputs(8);
-        assert_eq!(c.advance(&more), 0);
-        more.push(backoff("late"), Timestamp::from_secs(1), 0..1);
+        let (more, events) = inputs(8);
+        assert_eq!(c.advance(&more, &mut |i| events[i].clone()), 0);
         assert_eq!(c.correlated(), 5);
     }
 }
