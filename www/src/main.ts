@@ -15,7 +15,7 @@ import { Mirror } from './mirror';
 import { type Kept, type Layout, type RunView, row as layoutRow, rowName } from './model';
 import { Overview } from './overview';
 import { palette } from './paint';
-import type { BadRecord, Frame, Options, Reply, Request, Which } from './protocol';
+import type { BadRecord, Frame, Options, Reply, Request, ViewSettings, Which } from './protocol';
 import { SAMPLES, type Loaded, fileSources, loadSample } from './sources';
 import { initTheme } from './theme';
 import { Timeline } from './timeline';
@@ -80,6 +80,12 @@ const timeline = new Timeline($('#timeline'), {
   },
 });
 const overview = new Overview($('#overview'), (from, to) => timeline.setRange(from, to));
+// The overview's bars are counted by the worker: ask again when as many no longer fit.
+let bins = 0;
+new ResizeObserver(() => {
+  if (overview.bins !== bins && mirror.ready) askView();
+  bins = overview.bins;
+}).observe($('#overview'));
 const list = new List($('#list'), state.sort, {
   select: (s) => select(s, 'list'),
   sort: (sort) => {
@@ -106,7 +112,7 @@ const live: Live = new Live(
       }
       const base: Options = { mode: state.mode };
       const same = Object.keys(state.whatif).length === 0;
-      const view = { filter: state.filter, sort: state.sort };
+      const view = viewSettings();
       return (await ask<'listed'>({ kind: 'listPage', bytes, first, base, whatif: same ? null : { ...base, ...state.whatif }, view }, [bytes])).listed;
     },
     listDone: async () => {
@@ -207,7 +213,7 @@ async function load(loaded: Loaded): Promise<void> {
   const base: Options = { mode: state.mode };
   // With no what-if options the after run is the before run: correlate once.
   const same = Object.keys(state.whatif).length === 0;
-  const view = { filter: state.filter, sort: state.sort };
+  const view = viewSettings();
   const reply = await ask<'frame'>({ kind: 'open', bytes: loaded.bytes, base, whatif: same ? null : { ...base, ...state.whatif }, view }, [loaded.bytes]);
   const laidOut = performance.now();
   if (drawPending) {
@@ -240,10 +246,15 @@ function showProblems(errors: BadRecord[]): void {
   box.innerHTML = `<h2>${count(errors.length)} bad record${errors.length === 1 ? '' : 's'} skipped</h2><ul>${shownErrors.join('')}${errors.length > 100 ? `<li>… and ${count(errors.length - 100)} more</li>` : ''}</ul>`;
 }
 
-/** Sends the filter and sort to the worker; its frame brings what they keep, in order. */
+/** What the worker cuts its views by: the filter, the list's sort, the overview's bars. */
+function viewSettings(): ViewSettings {
+  return { filter: state.filter, sort: state.sort, bins: overview.bins };
+}
+
+/** Sends the filter, sort and bars to the worker; its frame brings what they keep, in order. */
 function askView(): void {
   if (!mirror.ready) return;
-  ask<'frame'>({ kind: 'view', filter: state.filter, sort: state.sort }).catch((e) => fail(`filter: ${(e as Error).message}`));
+  ask<'frame'>({ kind: 'view', ...viewSettings() }).catch((e) => fail(`filter: ${(e as Error).message}`));
 }
 
 // ---- views ----
@@ -254,9 +265,8 @@ function refresh(resetRange = false): void {
   if (!data || !view) return;
   kept = mirror.kept(shownWhich());
   timeline.setData(data.layout, view, kept, state.selection);
-  const full = timeline.fullRange;
   if (resetRange && state.from !== null && state.to !== null) timeline.setRange(state.from, state.to);
-  overview.setData(data.layout, view, kept, full.from, full.to, palette(document.documentElement));
+  overview.setData(view, palette(document.documentElement));
   overview.setWindow(timeline.range.from, timeline.range.to);
   list.setData(view, kept, data.live ? BigInt(Date.now()) * 1_000_000n : view.lastSeen, state.selection);
   filters.showCounts(kept.inputCount, mirror.counts.inputs, kept.storedCount, view.storedTotal);

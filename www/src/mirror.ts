@@ -93,6 +93,7 @@ class RunMirror {
       to: run.span[1],
       lastSeen: run.lastSeen,
       storedTotal: run.kept.total,
+      histogram: run.histogram,
     };
   }
 }

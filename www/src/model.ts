@@ -5,7 +5,7 @@
 // mirror.ts for how a frame is applied); nothing here is one JavaScript
 // object per event.
 
-import type { BadRecord, Groups, Stats } from './protocol';
+import type { BadRecord, Groups, Histogram, Stats } from './protocol';
 
 /** Decisions, as the runs' `labels` name them. */
 export const enum Act {
@@ -73,10 +73,14 @@ export class Strings {
 
 type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array | BigInt64Array;
 
-/** `array`, or a copy at least twice as large when it has fewer than `n` entries. */
+/**
+ * `array`, or a copy with room for `n` entries and a quarter more (at least
+ * twice as large) when it has fewer: a live view that grows copies its
+ * columns rarely.
+ */
 export function reserve<T extends Typed>(array: T, n: number): T {
   if (n <= array.length) return array;
-  const grown = new (array.constructor as new (n: number) => T)(Math.max(n, array.length * 2, 16));
+  const grown = new (array.constructor as new (n: number) => T)(Math.max(Math.ceil(n * 1.25), array.length * 2, 16));
   (grown as Uint8Array).set(array as Uint8Array);
   return grown;
 }
@@ -202,6 +206,8 @@ export interface RunView {
   lastSeen: bigint;
   /** Stored events whose events were not all deleted. */
   storedTotal: number;
+  /** The overview's bars for what the filter keeps. */
+  histogram: Histogram;
 }
 
 /** What the filter keeps of a layout and a run. */

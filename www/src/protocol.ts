@@ -77,6 +77,16 @@ export interface RunFrame {
   span: Float64Array;
   /** When its last stored event was last seen, ns. */
   lastSeen: bigint;
+  histogram: Histogram;
+}
+
+/** The overview's bars over `from..to` (ms, the span padded as the timeline pads it): kept events dropped by the spam filter, and of the others Warnings and the rest. */
+export interface Histogram {
+  from: number;
+  to: number;
+  normal: Uint32Array;
+  warning: Uint32Array;
+  dropped: Uint32Array;
 }
 
 export interface BadRecord {
@@ -149,6 +159,8 @@ export interface SortOrder {
 export interface ViewSettings {
   filter: Filter;
   sort: SortOrder;
+  /** Bars of the overview's histogram. */
+  bins: number;
 }
 
 /** What a watch batch said. */

@@ -19,6 +19,7 @@ const ready = init({ module_or_path: new URL('hush_web_bg.wasm', import.meta.url
 let dashboard: Dashboard | null = null;
 let filter: Filter | null = null;
 let sort: SortOrder = { column: 'last', descending: true };
+let bins = 400;
 
 function post(reply: Reply, transfer: Transferable[] = []): void {
   (self as unknown as Worker).postMessage(reply, transfer);
@@ -37,9 +38,11 @@ function fresh(base: Options, whatif: Options | null, view: ViewSettings): Dashb
   dashboard?.free();
   filter = view.filter;
   sort = view.sort;
+  bins = view.bins;
   const d = new Dashboard();
   if (filter) d.setFilter(filter);
   d.setSort(sort.column, sort.descending);
+  d.setBins(bins);
   d.setRun(0, base);
   if (whatif) d.setRun(1, whatif);
   dashboard = d;
@@ -99,9 +102,11 @@ async function handle(request: Request): Promise<void> {
     case 'view': {
       filter = request.filter;
       sort = request.sort;
+      bins = request.bins;
       const d = current();
       d.setFilter(filter);
       d.setSort(sort.column, sort.descending);
+      d.setBins(bins);
       sendFrame(request.id, started, 0);
       return;
     }

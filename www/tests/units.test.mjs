@@ -203,6 +203,16 @@ test('frames applied one after another give the page what one frame of the whole
   assert.deepStrictEqual(mirror.kept(0), one.kept(0));
   assert.ok(mirror.kept(0).inputCount > 0 && mirror.kept(0).inputCount < lines.length, 'the filter keeps some');
   assert.deepStrictEqual(Array.from(x.order, (s) => stored(a, x)[s]), Array.from(y.order, (s) => stored(b, y)[s]));
+  // The overview's bars count what the filter keeps: drops, then Warnings, then the rest.
+  const sum = (bars) => bars.reduce((n, k) => n + k, 0);
+  const { inputs } = mirror.kept(0);
+  const keptDrops = x.acts.filter((act, i) => inputs[i] && act === 2).length;
+  const keptWarnings = Array.from(a.facts.type).filter((t, i) => inputs[i] && x.acts[i] !== 2 && t === a.warning).length;
+  assert.equal(sum(x.histogram.dropped), keptDrops);
+  assert.equal(sum(x.histogram.warning), keptWarnings);
+  assert.equal(sum(x.histogram.normal) + keptWarnings + keptDrops, mirror.kept(0).inputCount);
+  assert.ok(keptDrops > 0 && keptWarnings > 0);
+  assert.deepStrictEqual(x.histogram, y.histogram);
   stepwise.free();
   whole.free();
 });

@@ -127,6 +127,8 @@ pub(super) fn build(d: &mut Dashboard) -> JsValue {
                 filter: &mut d.filter,
                 everything,
                 kept_rows: &kept_rows,
+                kept_inputs: &kept_inputs,
+                bins: d.bins,
                 at,
                 removed: &d.removed,
                 sort: d.sort,
@@ -315,6 +317,9 @@ struct RunContext<'a> {
     filter: &'a mut super::view::Compiled,
     everything: bool,
     kept_rows: &'a [bool],
+    kept_inputs: &'a [u8],
+    /// Bars of the overview's histogram.
+    bins: usize,
     at: &'a [i64],
     removed: &'a [bool],
     sort: (Column, bool),
@@ -443,6 +448,7 @@ fn run_frame(run: &mut LiveRun, shape: &RunShape, cx: &mut RunContext<'_>) -> Js
         to_ms = to_ms.max(t.at);
     }
     out.set("span", f64s(&[from_ms, to_ms]));
+    out.set("histogram", histogram(run, cx, from_ms, to_ms));
     let last_seen = last_seen.unwrap_or_else(|| {
         if to_ms.is_finite() {
             (to_ms * 1e6) as i64
@@ -588,6 +594,47 @@ fn list_order(facts: &[super::stored::StoredFacts], kept: &[u8], cx: &RunContext
         }
     }
     order
+}
+
+/// The overview's histogram of the kept events over the run's span (padded
+/// as the timeline pads it): per bar, how many were dropped by the spam
+/// filter, and of the others how many were Warnings and how many not.
+fn histogram(run: &LiveRun, cx: &RunContext<'_>, from: f64, to: f64) -> JsValue {
+    let out = JsObject::default();
+    let bins = cx.bins.max(1);
+    let (mut normal, mut warning, mut dropped) =
+        (vec![0u32; bins], vec![0u32; bins], vec![0u32; bins]);
+    let (from, to) = if from.is_finite() && to.is_finite() {
+        let pad = ((to - from) * 0.02).max(1000.0);
+        (from - pad, to + pad)
+    } else {
+        (f64::NAN, f64::NAN)
+    };
+    let warning_id = cx.inputs.strings().find("Warning");
+    let d = &run.correlation.decisions;
+    let width = (to - from) / bins as f64;
+    if width > 0.0 {
+        for (i, &at) in cx.at.iter().enumerate().take(d.len()) {
+            if cx.kept_inputs[i] == 0 {
+                continue;
+            }
+            let ms = at as f64 / 1e6;
+            let bin = (((ms - from) / width).floor().max(0.0) as usize).min(bins - 1);
+            if d.action(i) == hush_core::Action::Drop {
+                dropped[bin] += 1;
+            } else if Some(cx.inputs.ids(i)[4]) == warning_id {
+                warning[bin] += 1;
+            } else {
+                normal[bin] += 1;
+            }
+        }
+    }
+    out.set("from", from)
+        .set("to", to)
+        .set("normal", u32s(&normal))
+        .set("warning", u32s(&warning))
+        .set("dropped", u32s(&dropped));
+    out.into_js()
 }
 
 /// An instant as a sort key (none first).

@@ -72,6 +72,8 @@ pub struct Dashboard {
     finished: bool,
     /// Events the baseline correlated since [`take_correlated`](Dashboard::take_correlated).
     correlated: usize,
+    /// Bars of the overview's histogram.
+    bins: usize,
     filter: Compiled,
     sort: (Column, bool),
     rows: RowOrder,
@@ -91,6 +93,7 @@ impl Dashboard {
     pub fn new() -> Dashboard {
         Dashboard {
             sort: (Column::Last, true),
+            bins: 400,
             ..Dashboard::default()
         }
     }
@@ -283,6 +286,12 @@ impl Dashboard {
         if let Some(column) = Column::named(column) {
             self.sort = (column, descending);
         }
+    }
+
+    /// Sets how many bars the overview's histogram has (20 to 400).
+    #[wasm_bindgen(js_name = setBins)]
+    pub fn set_bins(&mut self, bins: usize) {
+        self.bins = bins.clamp(20, 400);
     }
 
     /// What changed since the last frame, and the indexes to draw from (see
