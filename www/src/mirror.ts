@@ -6,7 +6,7 @@
 // events on top of a million touches a few entries and swaps a few arrays.
 
 import { type Act, type Facts, type Kept, type Layout, type RowTable, type RunView, type StoredColumns, Strings, actsOf, reserve } from './model';
-import { type BadRecord, type Frame, type FatesFrame, type Groups, type RunFrame, STRING_COLUMNS, type Stats } from './protocol';
+import { type BadRecord, type ColumnDelta, type Frame, type FatesFrame, type Groups, type RunFrame, STRING_COLUMNS, type Stats } from './protocol';
 
 const EMPTY_GROUPS: Groups = { offsets: new Uint32Array(1), items: new Uint32Array(0) };
 
@@ -43,6 +43,14 @@ const STORED = {
   count: Int32Array, series: Uint8Array, row: Int32Array,
 };
 
+/** Applies a column's difference (from the worker) to `column` (grown to hold it); returns the column. */
+function patch<T extends Uint8Array | Int32Array>(column: T, delta: ColumnDelta<T>): T {
+  const grown = reserve(column, delta.from + delta.tail.length);
+  grown.set(delta.tail, delta.from);
+  for (let j = 0; j < delta.at.length; j++) grown[delta.at[j]] = delta.values[j];
+  return grown;
+}
+
 /** Copies `from` into `to` at `at`. */
 function put(to: Uint8Array | Uint32Array | Int32Array | Float64Array | BigInt64Array, from: ArrayLike<number | bigint>, at: number): void {
   (to as Uint8Array).set(from as ArrayLike<number>, at);
@@ -52,6 +60,7 @@ function put(to: Uint8Array | Uint32Array | Int32Array | Float64Array | BigInt64
 class RunMirror {
   private decisions = new Columns(DECISIONS);
   private stored = new Columns(STORED);
+  private target: Int32Array = new Int32Array(16);
   frame: RunFrame | null = null;
   private acts: Act[] = [];
 
@@ -67,6 +76,7 @@ class RunMirror {
     put(c.tokens, d.tokens, d.from);
     const acts = c.acts as Uint8Array;
     for (let i = 0; i < d.action.length; i++) acts[d.from + i] = this.acts[d.action[i]];
+    this.target = patch(this.target, run.target);
     const s = run.stored;
     this.stored.grow(s.total);
     const data = this.stored.data as Record<keyof typeof STORED, Uint8Array>;
@@ -82,7 +92,7 @@ class RunMirror {
     const d = this.decisions.view() as unknown as { action: Uint8Array; rule: Uint8Array; tokens: Float64Array; acts: Uint8Array };
     const stored = { ...(this.stored.view() as unknown as Omit<StoredColumns, 'strings'>), strings };
     return {
-      run: { mode: run.mode, labels: run.labels, stats: run.stats, action: d.action, rule: d.rule, tokens: d.tokens, target: run.target, ticks: run.ticks, stored },
+      run: { mode: run.mode, labels: run.labels, stats: run.stats, action: d.action, rule: d.rule, tokens: d.tokens, target: this.target.subarray(0, this.decisions.length), ticks: run.ticks, stored },
       acts: d.acts,
       rules: run.labels,
       storedRow: stored.row,
@@ -105,6 +115,8 @@ export class Mirror {
   private rows = new Columns(ROWS);
   private runs: [RunMirror | null, RunMirror | null] = [null, null];
   private last: Frame | null = null;
+  /** What the filter keeps of the events. */
+  private keptInputs: Uint8Array = new Uint8Array(16);
   errors: BadRecord[] = [];
   choices: Frame['choices'] = null;
   fates: FatesFrame | undefined;
@@ -117,6 +129,7 @@ export class Mirror {
       this.rows = new Columns(ROWS);
       this.runs = [null, null];
       this.errors = [];
+      this.keptInputs = new Uint8Array(16);
     }
     this.strings.append(frame.strings.from, frame.strings.bytes, frame.strings.ends);
     const f = frame.facts;
@@ -125,6 +138,7 @@ export class Mirror {
     const data = this.facts.data as Record<keyof typeof FACTS, Uint8Array>;
     for (const key of ['at', 'row', 'late', ...STRING_COLUMNS] as const) put(data[key], f[key], f.from);
     for (const i of frame.removed) data.removed[i] = 1;
+    this.keptInputs = patch(this.keptInputs, frame.kept.inputs);
     const r = frame.rows;
     this.rows.grow(r.from + r.namespace.length);
     const rows = this.rows.data as Record<keyof typeof ROWS, Uint32Array>;
@@ -164,7 +178,7 @@ export class Mirror {
   kept(which: 0 | 1): Kept {
     const frame = this.last!;
     const run = (frame.runs[which] ?? frame.runs[0])!;
-    return { inputs: frame.kept.inputs, stored: run.kept.stored, rows: run.kept.rows, inputCount: frame.kept.count, storedCount: run.kept.count };
+    return { inputs: this.keptInputs.subarray(0, this.facts.length), stored: run.kept.stored, rows: run.kept.rows, inputCount: frame.kept.count, storedCount: run.kept.count };
   }
 
   /** Events in the recording (not deleted), and late ones. */

@@ -19,6 +19,14 @@ export interface Options {
 export const STRING_COLUMNS = ['namespace', 'kind', 'name', 'reason', 'type', 'component', 'message'] as const;
 export type StringColumn = (typeof STRING_COLUMNS)[number];
 
+/** A column of one entry per event, as its difference from the one sent before: entries `from..` in `tail`, and older entries `at` that changed to `values` (`from` 0: whole). */
+export interface ColumnDelta<T> {
+  from: number;
+  at: Uint32Array;
+  values: T;
+  tail: T;
+}
+
 /** Items grouped by key: `items[offsets[k] .. offsets[k + 1]]`. */
 export interface Groups {
   offsets: Uint32Array;
@@ -63,7 +71,7 @@ export interface RunFrame {
   /** Decisions of events `from..`: action and rule (into `labels`; rule 255: none), tokens left (NaN: none). */
   decisions: { from: number; action: Uint8Array; rule: Uint8Array; tokens: Float64Array };
   /** Per event, the stored event it went into (-1: none). */
-  target: Int32Array;
+  target: ColumnDelta<Int32Array>;
   /** Timer and retry writes: when (ms), which (into `labels`), which stored event. */
   ticks: { at: Float64Array; kind: Uint8Array; target: Int32Array };
   stored: StoredDelta;
@@ -116,7 +124,8 @@ export interface Frame {
   rowOrder: Uint32Array;
   rowFirst: Uint8Array;
   rowInputs: Groups;
-  kept: { inputs: Uint8Array; count: number; total: number };
+  /** What the filter keeps of the events (1: kept). */
+  kept: { inputs: ColumnDelta<Uint8Array>; count: number; total: number };
   /** The filter's choices, when they changed. */
   choices: Record<'namespace' | 'kind' | 'type' | 'reason' | 'component', string[]> | null;
   runs: [RunFrame, RunFrame | null];

@@ -62,7 +62,7 @@ export class Timeline {
     const previous = this.scene;
     this.scene = {
       layout, view, kept, selection,
-      entries: entries(layout, kept, this.collapsed),
+      entries: this.entriesOf(layout, kept, previous),
       from: changed || !previous ? this.bounds.from : previous.from,
       to: changed || !previous ? this.bounds.to : previous.to,
       scrollTop: this.scroller.scrollTop,
@@ -70,6 +70,22 @@ export class Timeline {
       colours: palette(this.element),
     };
     this.resize();
+  }
+
+  /**
+   * The entries of `layout` through `kept`: those of the previous scene when
+   * the rows, their order and what is kept of them are the same (a live
+   * update usually adds events to rows already shown), else built anew.
+   */
+  private entriesOf(layout: Layout, kept: Kept, previous: Scene | null): Entry[] {
+    const same = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+      if (a === b) return true;
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+      return true;
+    };
+    if (previous && previous.layout.strings === layout.strings && same(previous.layout.rows.order, layout.rows.order) && same(previous.kept.rows, kept.rows)) return previous.entries;
+    return entries(layout, kept, this.collapsed);
   }
 
   /** Re-reads the theme's colours. */

@@ -151,11 +151,13 @@ test('a live feed: list pages sorted by time, then watch lines with changes, a l
   const gone = observed.findIndex((e) => e.metadata.name === 'e-b');
   assert.deepStrictEqual(Array.from(frame2.removed), [gone]);
   assert.equal(frame2.removedTotal, 1);
-  assert.equal(frame2.kept.inputs[gone], 0);
+  // What the filter keeps changed for that one event only (sent as a difference), and the new events are kept.
+  assert.deepStrictEqual([Array.from(frame2.kept.inputs.at), Array.from(frame2.kept.inputs.values)], [[gone], [0]]);
+  assert.deepStrictEqual(Array.from(frame2.kept.inputs.tail), [1, 1]);
   assert.equal(frame2.kept.count, observed.length - 1);
   assert.equal(frame2.kept.total, observed.length - 1);
   const run = frame2.runs[0];
-  const storedOfGone = run.target[gone];
+  const storedOfGone = d.explain(0, gone).stored;
   assert.ok(storedOfGone >= 0);
   assert.equal(run.kept.stored[storedOfGone], 0, 'the stored event only e-b went into is not shown');
   assert.equal(run.kept.total, run.stored.total - 1);

@@ -29,6 +29,39 @@ pub(super) struct Sent {
     rows: usize,
     errors: usize,
     choices: Option<Vec<Vec<u32>>>,
+    /// What the filter kept of the events, as last sent.
+    kept_inputs: Vec<u8>,
+    /// Per run, where each event went, as last sent.
+    targets: [Vec<i32>; 2],
+}
+
+/// A column of one entry per event, sent as its difference from the column
+/// sent before: its new entries (`from` on) and the older ones that changed
+/// (`at`, `values`). Most of a column does not change from one frame to the
+/// next; when much does, it is sent whole (`from` 0).
+fn delta_to_js<T: Copy + PartialEq, A: Into<JsValue>>(
+    sent: &mut Vec<T>,
+    now: Vec<T>,
+    array: fn(&[T]) -> A,
+) -> JsValue {
+    let old = sent.len().min(now.len());
+    let changed: Vec<u32> = (0..old)
+        .filter(|&i| sent[i] != now[i])
+        .map(|i| i as u32)
+        .collect();
+    let (from, at, values) = if now.len() < sent.len() || changed.len() > old / 4 {
+        (0, Vec::new(), Vec::new())
+    } else {
+        let values = changed.iter().map(|&i| now[i as usize]).collect();
+        (old, changed, values)
+    };
+    let out = JsObject::default();
+    out.set("from", from as u32)
+        .set("at", u32s(&at))
+        .set("values", array(&values))
+        .set("tail", array(&now[from..]));
+    *sent = now;
+    out.into_js()
 }
 
 /// Rows listed at most by name in the what-if panel.
@@ -100,8 +133,11 @@ pub(super) fn build(d: &mut Dashboard) -> JsValue {
         kept_count += 1;
     }
     let kept = JsObject::default();
-    kept.set("inputs", u8s(&kept_inputs))
-        .set("count", kept_count)
+    kept.set(
+        "inputs",
+        delta_to_js(&mut d.sent.kept_inputs, kept_inputs.clone(), u8s),
+    );
+    kept.set("count", kept_count)
         .set("total", (n - d.removed_count) as u32);
     frame.set("kept", kept.into_js());
 
@@ -116,6 +152,7 @@ pub(super) fn build(d: &mut Dashboard) -> JsValue {
         };
         if restarted {
             run.sent_decisions = 0;
+            d.sent.targets[which].clear();
         }
         let shape = RunShape::of(run, &d.removed);
         fates.push(shape.fates(run, &row_inputs, &d.removed));
@@ -135,6 +172,10 @@ pub(super) fn build(d: &mut Dashboard) -> JsValue {
             },
         );
         js.set("reset", restarted);
+        js.set(
+            "target",
+            delta_to_js(&mut d.sent.targets[which], shape.targets, i32s),
+        );
         runs.push(&js.into_js());
     }
     frame.set("runs", runs);
@@ -357,7 +398,6 @@ fn run_frame(run: &mut LiveRun, shape: &RunShape, cx: &mut RunContext<'_>) -> Js
         .set("tokens", f64s(&tokens));
     out.set("decisions", decisions.into_js());
     run.sent_decisions = n;
-    out.set("target", i32s(&shape.targets));
 
     let facts = run.facts();
     let s_count = facts.len();
