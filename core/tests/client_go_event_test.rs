@@ -9,9 +9,9 @@
 mod common;
 
 use common::{Call, ScriptedSink};
+use hush_core::decision::{LegacyPatch, Patch};
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::patch::{LegacyPatch, Patch};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::write::writer::Retried;
 use hush_core::{
     Action, DropCause, Event, EventSource, Explanation, ObjectReference, Options, Recorder, Rule,

@@ -6,7 +6,7 @@
 use hush_core::key::{KeyKind, KeyRef};
 use hush_core::legacy::aggregator::COMBINED_PREFIX;
 use hush_core::{
-    Correlation, Correlator, Event, EventSource, Instants, ObjectReference, Options, Rule,
+    Correlation, Event, EventSource, Instants, LegacyCorrelator, ObjectReference, Options, Rule,
     SpamKeyFields, Timestamp,
 };
 
@@ -85,7 +85,7 @@ enum Outcome {
 /// Replays `previous` then correlates `new`, as `TestEventCorrelator` does.
 fn run(previous: Vec<Event>, new: Event, step_seconds: i64) -> Outcome {
     let mut clock = IntervalClock::new(step_seconds);
-    let mut correlator = Correlator::new(&Options::default()).unwrap();
+    let mut correlator = LegacyCorrelator::new(&Options::default()).unwrap();
     let mut correlate = |mut e: Event, clock: &mut IntervalClock| {
         let now = clock.now();
         e.first_timestamp = Some(now);
@@ -288,7 +288,7 @@ fn spam_filter_case(spam_key: SpamKeyFields, new: Event) -> Outcome {
         spam_key,
         ..Options::default()
     };
-    let mut correlator = Correlator::new(&options).unwrap();
+    let mut correlator = LegacyCorrelator::new(&options).unwrap();
     let mut clock = IntervalClock::new(1);
     let original = event("original", "i am first", object("my-pod", "my-ns"));
     assert!(matches!(

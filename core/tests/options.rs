@@ -6,40 +6,16 @@
 //! non-finite rate is refused, with a message that says what 0 means.
 
 use hush_core::format::replay::Decision;
-use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::store::MemoryStore;
-use hush_core::{
-    Action, Correlation, Correlator, Event, EventSource, Mode, ObjectReference, Options, Recorder,
-    Rule, Timestamp,
-};
+use hush_core::testing::{at, kubelet_event, pod};
+use hush_core::write::memory::MemoryStore;
+use hush_core::{Action, Correlation, Event, LegacyCorrelator, Mode, Options, Recorder, Rule};
 
-fn start() -> Timestamp {
-    Timestamp::from_secs(1_714_557_600)
-}
-
-fn at(secs: i64) -> Timestamp {
-    start().plus_nanos(secs * NANOS_PER_SECOND)
-}
-
+/// A kubelet warning about pod prod/web-1, counted once as client-go's
+/// recorder hands it to the correlator.
 fn event(reason: &str, message: &str) -> Event {
     Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "prod".into(),
-            name: "web-1".into(),
-            uid: "u1".into(),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        type_: "Warning".into(),
-        reason: reason.into(),
-        message: message.into(),
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
         count: 1,
-        ..Default::default()
+        ..kubelet_event(pod("prod", "web-1"), "Warning", reason, message)
     }
 }
 
@@ -80,7 +56,7 @@ fn zero_options_are_the_defaults() {
 fn a_zero_burst_and_qps_are_client_go_s_25_and_1_per_300_s() {
     // One identical event a second for 10 minutes: 25 pass at once, then
     // one more each 300 s.
-    let mut correlator = Correlator::new(&zeros(Mode::Legacy)).unwrap();
+    let mut correlator = LegacyCorrelator::new(&zeros(Mode::Legacy)).unwrap();
     let written: Vec<i64> = (0..600)
         .filter(|s| {
             matches!(
@@ -98,7 +74,7 @@ fn a_zero_max_events_and_interval_are_client_go_s_10_in_600_s() {
     // Distinct messages a minute apart: client-go's default window (600 s)
     // and threshold (10) aggregate the 10th. Were 0 taken as is, the window
     // would reset at every gap and nothing would aggregate.
-    let mut correlator = Correlator::new(&zeros(Mode::Legacy)).unwrap();
+    let mut correlator = LegacyCorrelator::new(&zeros(Mode::Legacy)).unwrap();
     let rules: Vec<Rule> = (0..10)
         .map(|k| {
             let message = format!("0/3 nodes are available: {k}");

@@ -14,7 +14,7 @@ use hush_core::model::complete::complete_core_v1;
 use hush_core::model::name::{event_name, is_dns1123_subdomain, raw_event_name};
 use hush_core::model::time::NANOS_PER_SECOND;
 use hush_core::{
-    Correlation, Correlator, Event, EventSource, ObjectMeta, ObjectReference, Options, Rule,
+    Correlation, Event, EventSource, LegacyCorrelator, ObjectMeta, ObjectReference, Options, Rule,
     SpamKeyFields, Timestamp,
 };
 use proptest::prelude::*;
@@ -506,7 +506,7 @@ proptest! {
         draws in prop::collection::vec(draw(), 1..150),
         update_state in any::<bool>(),
     ) {
-        let mut correlator = Correlator::new(&options).unwrap();
+        let mut correlator = LegacyCorrelator::new(&options).unwrap();
         let mut now = Timestamp::from_nanos(BASE_NANOS);
         // Last count seen per key, and last count written per key.
         let mut last_seen: HashMap<Vec<u8>, i32> = HashMap::new();

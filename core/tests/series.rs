@@ -10,12 +10,13 @@
 mod common;
 
 use common::{Answer, Call, Host, ScriptedSink};
+use hush_core::decision::Patch;
+use hush_core::decision::stored_count;
 use hush_core::format::kube_json::Observation;
 use hush_core::format::replay::Decision;
 use hush_core::key::{KeyKind, KeyRef};
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::patch::Patch;
-use hush_core::write::store::stored_count;
+use hush_core::testing::{START, at, kubelet_backoff, pod};
 use hush_core::{
     Action, DropCause, Event, EventSeries, EventSource, Mode, ObjectMeta, ObjectReference, Options,
     Recorder, Rule, SinkError, Stored, TickKind, TickReport, Timestamp, WriteOp, WriteStatus,
@@ -23,17 +24,6 @@ use hush_core::{
 
 const SECOND: i64 = NANOS_PER_SECOND;
 const MINUTE: i64 = 60;
-
-/// 2024-05-01T10:00:00Z, a whole second: the timers start here when the
-/// first event is observed at `at(0)`.
-fn start() -> Timestamp {
-    Timestamp::from_secs(1_714_557_600)
-}
-
-/// `start()` plus `secs` seconds.
-fn at(secs: i64) -> Timestamp {
-    start().plus_nanos(secs * SECOND)
-}
 
 fn series_options() -> Options {
     Options {
@@ -45,33 +35,6 @@ fn series_options() -> Options {
 // ---------------------------------------------------------------------------
 // Objects and events
 // ---------------------------------------------------------------------------
-
-fn pod(namespace: &str, name: &str) -> ObjectReference {
-    ObjectReference {
-        kind: "Pod".into(),
-        namespace: namespace.into(),
-        name: name.into(),
-        uid: format!("uid-{name}"),
-        api_version: "v1".into(),
-        ..Default::default()
-    }
-}
-
-/// A kubelet BackOff about `object`, as a core/v1 recorder hands it over
-/// (source set, no action, no reporting fields: `prepare` maps them).
-fn backoff(object: ObjectReference) -> Event {
-    Event {
-        involved_object: object,
-        type_: "Warning".into(),
-        reason: "BackOff".into(),
-        message: "Back-off restarting failed container".into(),
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        ..Default::default()
-    }
-}
 
 /// TestEventSeriesf's event: pod baz/foo (UID bar), regarding
 /// `.spec.containers[1]`, related `.spec.containers[0]`, controller
@@ -114,7 +77,7 @@ fn series_of(event: &Event) -> EventSeries {
 
 impl Host {
     fn series(sink: ScriptedSink) -> Self {
-        Self::new(series_options(), sink, start())
+        Self::new(series_options(), sink, START)
     }
 }
 
@@ -221,7 +184,7 @@ fn test_finish_series() {
     // finish check, and a singleton with a different reporting controller
     // observed at the check's instant.
     let mut host = Host::series(ScriptedSink::healthy());
-    let a = || backoff(pod("ns", "a"));
+    let a = || kubelet_backoff(pod("ns", "a"));
     host.observe(a(), at(0));
     for s in 172..=180 {
         host.observe(a(), at(s));
@@ -297,7 +260,7 @@ fn refresh_case(heartbeat_answer: Option<SinkError>) -> Host {
     });
     let mut host = Host::series(sink);
     for k in 0..10 {
-        host.observe(backoff(pod("ns", "a")), at(160 * k));
+        host.observe(kubelet_backoff(pod("ns", "a")), at(160 * k));
     }
     host.run_until(at(30 * MINUTE));
     host
@@ -382,7 +345,7 @@ fn test_refresh_existing_event_series() {
 #[test]
 fn record_event_to_sink_a_singleton_is_stored_as_sent() {
     let mut host = Host::series(ScriptedSink::healthy());
-    let d = host.observe(backoff(pod("ns", "a")), at(0));
+    let d = host.observe(kubelet_backoff(pod("ns", "a")), at(0));
     // The kubelet BackOff on the events.k8s.io/v1 model (§10.1 makeEvent):
     // named `<regarding name>.<hex nanos>` in the regarding namespace, the
     // eventTime the instant observed, no series; the reporting controller
@@ -430,8 +393,8 @@ fn record_event_to_sink_a_singleton_is_stored_as_sent() {
 #[test]
 fn record_event_to_sink_a_singleton_then_an_isomorphic_one_leaves_the_series() {
     let mut host = Host::series(ScriptedSink::healthy());
-    host.observe(backoff(pod("ns", "a")), at(0));
-    host.observe(backoff(pod("ns", "a")), at(1));
+    host.observe(kubelet_backoff(pod("ns", "a")), at(0));
+    host.observe(kubelet_backoff(pod("ns", "a")), at(1));
     let stored = host.only_stored();
     assert_eq!(
         stored.series,
@@ -448,9 +411,9 @@ fn record_event_to_sink_the_series_alone_is_created_with_the_series() {
     // start is then a patch that 404s and falls back to a create that
     // carries the series.
     let mut host = Host::series(ScriptedSink::scripted([Some(SinkError::NotFound)]));
-    let first = host.observe(backoff(pod("ns", "a")), at(0));
+    let first = host.observe(kubelet_backoff(pod("ns", "a")), at(0));
     assert_eq!(first.write, Some(WriteStatus::Dropped(DropCause::NotFound)));
-    let second = host.observe(backoff(pod("ns", "a")), at(1));
+    let second = host.observe(kubelet_backoff(pod("ns", "a")), at(1));
     assert_eq!(second.action, Action::Patch);
     assert_eq!(written(&second).count, 2);
     let kinds: Vec<bool> = host
@@ -482,10 +445,13 @@ fn record_event_to_sink_a_landed_create_then_the_series_leaves_one_series() {
         Answer::Pass
     });
     let mut host = Host::series(sink);
-    let d = host.observe(backoff(pod("ns", "a")), at(0));
+    let d = host.observe(kubelet_backoff(pod("ns", "a")), at(0));
     assert!(matches!(d.write, Some(WriteStatus::Held { .. })), "{d:?}");
     assert_eq!(host.sink.store.len(), 1, "the create landed");
-    let d = host.observe(backoff(pod("ns", "a")), at(0).plus_nanos(SECOND / 2));
+    let d = host.observe(
+        kubelet_backoff(pod("ns", "a")),
+        at(0).plus_nanos(SECOND / 2),
+    );
     assert!(matches!(d.write, Some(WriteStatus::Held { .. })), "{d:?}");
     assert_eq!(host.stats().merged, 1);
     // Within ten minutes the held write must be through, one way or the other.
@@ -496,7 +462,7 @@ fn record_event_to_sink_a_landed_create_then_the_series_leaves_one_series() {
     assert_eq!(series_of(stored).count, 2);
     // And the writes of other events are not held behind it: the next
     // event's create goes out at once.
-    let other = host.observe(backoff(pod("ns", "b")), at(10 * MINUTE));
+    let other = host.observe(kubelet_backoff(pod("ns", "b")), at(10 * MINUTE));
     assert!(
         matches!(other.write, Some(WriteStatus::Written(_))),
         "{other:?}"
@@ -514,7 +480,7 @@ fn a_crash_looping_object_costs_at_most_3_writes_plus_one_per_30_minutes() {
     let mut host = Host::series(ScriptedSink::healthy());
     let occurrences = 2 * 3600 / 10;
     for k in 0..occurrences {
-        host.observe(backoff(pod("prod", "api")), at(10 * k));
+        host.observe(kubelet_backoff(pod("prod", "api")), at(10 * k));
     }
     host.drain();
 
@@ -579,7 +545,7 @@ fn unreachable_error() -> SinkError {
 /// throttling without it until 10:28:20, unavailable until 10:40:00, then
 /// healthy again.
 fn outage(now: Timestamp) -> Option<SinkError> {
-    let s = now.nanos_since(start()) / SECOND;
+    let s = now.nanos_since(START) / SECOND;
     match s {
         5..400 => Some(unreachable_error()),
         400..1000 => Some(SinkError::Throttled {
@@ -633,7 +599,7 @@ fn sink_faults_during_a_crash_loop_lose_no_occurrence() {
         if t == 1810 {
             mid_outage = Some(host.stats());
         }
-        let d = host.observe(backoff(pod("prod", name)), at(t));
+        let d = host.observe(kubelet_backoff(pod("prod", name)), at(t));
         match (name, t) {
             ("a", 0) => assert!(matches!(d.write, Some(WriteStatus::Written(_)))),
             // The series start of a: unreachable, reconnect at once, then held.
@@ -769,14 +735,14 @@ fn a_final_count_held_by_an_outage_lands_after_it() {
     // The sink goes unavailable just before the series finishes, for an
     // hour; the finish write waits and then lands with the full count.
     let mut host = Host::series(ScriptedSink::with(|now, _| {
-        let s = now.nanos_since(start()) / SECOND;
+        let s = now.nanos_since(START) / SECOND;
         match s {
             700..4300 => Answer::Fail(SinkError::Unavailable("503".into())),
             _ => Answer::Pass,
         }
     }));
     for k in 0..30 {
-        host.observe(backoff(pod("prod", "api")), at(10 * k));
+        host.observe(kubelet_backoff(pod("prod", "api")), at(10 * k));
     }
     host.drain();
     assert!(host.recorder.next_due().is_none_or(|t| t > host.now));
@@ -808,7 +774,7 @@ fn a_finish_whose_final_write_is_throttled_keeps_the_series_open() {
     // its final write is held. An occurrence at 13:20 still joins the
     // series instead of starting a new Event.
     let mut host = Host::series(ScriptedSink::with(|now, _| {
-        match now.nanos_since(start()) / SECOND {
+        match now.nanos_since(START) / SECOND {
             700..1000 => Answer::Fail(SinkError::Throttled {
                 retry_after_nanos: Some(600 * SECOND as u64),
             }),
@@ -816,9 +782,9 @@ fn a_finish_whose_final_write_is_throttled_keeps_the_series_open() {
         }
     }));
     for k in 0..30 {
-        host.observe(backoff(pod("prod", "api")), at(10 * k));
+        host.observe(kubelet_backoff(pod("prod", "api")), at(10 * k));
     }
-    let late = host.observe(backoff(pod("prod", "api")), at(800));
+    let late = host.observe(kubelet_backoff(pod("prod", "api")), at(800));
     let finish = host
         .reports
         .iter()
@@ -860,8 +826,8 @@ fn an_evicted_series_has_its_final_count_written_first() {
         lru_cache_size: 2,
         ..series_options()
     };
-    let mut host = Host::new(options, ScriptedSink::healthy(), start());
-    let ev = |name: &str| backoff(pod("prod", name));
+    let mut host = Host::new(options, ScriptedSink::healthy(), START);
+    let ev = |name: &str| kubelet_backoff(pod("prod", name));
     for s in 0..5 {
         host.observe(ev("a"), at(s)); // a: series, count 5
     }
@@ -952,7 +918,7 @@ fn an_evicted_series_has_its_final_count_written_first() {
 #[test]
 fn refusals_are_counted_and_never_reach_the_sink() {
     let mut host = Host::series(ScriptedSink::healthy());
-    let base = || backoff(pod("prod", "web"));
+    let base = || kubelet_backoff(pod("prod", "web"));
     let cases: Vec<(Event, &str)> = vec![
         (
             Event {

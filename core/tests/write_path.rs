@@ -1,6 +1,6 @@
-//! The write path's answers (issue 10): what is final ends one write, what
-//! belongs to one write never holds the others, what belongs to the sink
-//! pauses it, and every held write has a bound. Also client-go's
+//! The write path's answers to a sink's errors: what is final ends one
+//! write, what belongs to one write never holds the others, what belongs
+//! to the sink pauses it, and every held write has a bound. Also client-go's
 //! `TestWriteEventError` (reference §12.2), re-created.
 
 mod common;
@@ -8,43 +8,10 @@ mod common;
 use common::{Answer, Call, Host, ScriptedSink};
 use hush_core::format::replay::Decision;
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::{
-    Action, DropCause, Event, EventSource, ObjectReference, Options, SinkError, Timestamp,
-    WriteStatus,
-};
+use hush_core::testing::{START, at, kubelet_backoff, pod};
+use hush_core::{Action, DropCause, Options, SinkError, Timestamp, WriteStatus};
 
 const SECOND: i64 = NANOS_PER_SECOND;
-
-/// 2024-05-01T10:00:00Z.
-fn start() -> Timestamp {
-    Timestamp::from_secs(1_714_557_600)
-}
-
-fn at(secs: i64) -> Timestamp {
-    start().plus_nanos(secs * SECOND)
-}
-
-/// A kubelet event about pod `prod/name`.
-fn event(name: &str) -> Event {
-    Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "prod".into(),
-            name: name.into(),
-            uid: format!("uid-{name}"),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        type_: "Warning".into(),
-        reason: "BackOff".into(),
-        message: "Back-off restarting failed container".into(),
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        ..Default::default()
-    }
-}
 
 /// Whether `call` writes the event about pod `name`.
 fn about(call: &Call, name: &str) -> bool {
@@ -72,12 +39,12 @@ fn retried_status(host: &Host, name: &str) -> Vec<WriteStatus> {
 
 /// A legacy recorder writing into `sink`.
 fn legacy(options: Options, sink: ScriptedSink) -> Host {
-    Host::new(options, sink, start())
+    Host::new(options, sink, START)
 }
 
 /// Prepares and observes the event about pod `name` at `t`.
 fn observe(host: &mut Host, name: &str, t: Timestamp) -> Decision {
-    host.observe(event(name), t)
+    host.observe(kubelet_backoff(pod("prod", name)), t)
 }
 
 fn gave_up(attempts: u32, error: &str) -> WriteStatus {
@@ -363,7 +330,7 @@ fn test_write_event_error() {
             }
             false => Answer::Pass,
         });
-        let mut e = event("foo");
+        let mut e = kubelet_backoff(pod("prod", "foo"));
         e.metadata.name = format!("foo.{}", case.name);
         e.metadata.namespace = "prod".into();
         e.first_timestamp = Some(t);

@@ -21,7 +21,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hush_core::format::wire::{Encoder, Reader};
-use hush_core::{Correlation, Correlator, Event, Options, Recorder, Timestamp};
+use hush_core::{Correlation, Event, LegacyCorrelator, Options, Recorder, Timestamp};
 use hushd::bench::{Floor, component_engine};
 use hushd::component::Plugin;
 use hushd::input::{Position, parse_record};
@@ -96,7 +96,7 @@ fn floor(c: &mut Criterion) {
 
 fn correlate(c: &mut Criterion) {
     per_part(c, "correlate", || {
-        let mut correlator = Correlator::new(&Options::default()).expect("default options");
+        let mut correlator = LegacyCorrelator::new(&Options::default()).expect("default options");
         move |event: &Event, now| {
             let correlation = correlator.correlate(event, now);
             black_box(matches!(correlation, Correlation::Skip { .. }));

@@ -6,7 +6,7 @@ use std::io::{self, BufRead, Write};
 use hush_core::Mode;
 use hush_core::format::replay::{Engine, Line, LineJson, Replay};
 use hush_core::model::stats::Stats;
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 
 use crate::component::Trap;
 use crate::input::{TimedRecord, records};

@@ -1,8 +1,8 @@
 //! Sinks for measuring: one that stores nothing and answers at once, so a
 //! benchmark measures the correlator and its write path, not a database.
 
-use hush_core::write::patch::push_decimal;
-use hush_core::write::store::stored_count;
+use hush_core::decision::patch::push_decimal;
+use hush_core::decision::stored_count;
 use hush_core::{Event, Patch, Sink, SinkError, Stored};
 
 /// Accepts every write and stores nothing.

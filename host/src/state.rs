@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
 use hush_core::format::replay::{Native, Replay, ReplayClock};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 

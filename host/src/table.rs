@@ -2,7 +2,8 @@
 
 use std::io::{self, Write};
 
-use hush_core::write::store::{MemoryStore, stored_count};
+use hush_core::decision::stored_count;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Event, Mode, Timestamp};
 
 use crate::replay::Summary;

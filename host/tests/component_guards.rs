@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Options, Timestamp};
 use hushd::component::{
     ComponentEngine, EPOCH_TICK, Epoch, Guards, HostClock, Plugin, embedded_bytes,

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use hush_core::format::replay::{Line, LineJson};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{
     Action, DropCause, Event, EventSource, Mode, ObjectReference, Options, Timestamp, WriteStatus,
 };

@@ -18,8 +18,14 @@
 //! component does, for Node and Python). All three are the same reader, so
 //! every host reads by the same rules and says the same things about bad
 //! records.
+//!
+//! [`dump`] reads dumps as people have them on top of it: a file, a
+//! folder or an archive (tar, gzip, xz, zip), JSON or YAML, every event in
+//! time order with its place (`PATH:LINE items[N]`), progress while it
+//! reads and a summary at the end.
 
 mod documents;
+pub mod dump;
 mod list;
 mod raw;
 mod reader;
@@ -39,7 +45,7 @@ pub use reader::{LineReader, read_text, records};
 pub const MAX_RECORD_BYTES: usize = 2 * 1024 * 1024;
 
 /// Where a record came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Position {
     /// A line of a JSON Lines stream, or the first line of a document
     /// (1-based).

@@ -189,7 +189,7 @@ impl LineReader {
 }
 
 /// Whether a line fails to parse only because the document goes on.
-fn looks_incomplete(line: &str) -> bool {
+pub(crate) fn looks_incomplete(line: &str) -> bool {
     matches!(
         serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(|e| e.classify()),
         Err(serde_json::error::Category::Eof)

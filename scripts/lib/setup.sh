@@ -200,6 +200,13 @@ ensure_python_venv() {
 # events`: those checks then say they were skipped and why).
 ensure_kubectl() { ensure_debian kubectl kubernetes-client; }
 
+# openssl, which the follow tests make their certificates with and run
+# s_server from.
+ensure_openssl() { ensure_debian openssl openssl; }
+# curl for the TLS and authentication tests (with and without client
+# certificates, HTTP/2 and HTTP/1.1).
+ensure_curl() { ensure_debian curl curl; }
+
 # The official Kubernetes Python client, pinned in
 # tests/python/requirements.txt, for the serve tests.
 ensure_python_client() {

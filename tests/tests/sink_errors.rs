@@ -7,13 +7,13 @@
 
 use std::collections::HashMap;
 
+use hush_core::decision::Patch;
 use hush_core::format::replay::{Decision, Engine, Native};
-use hush_core::write::patch::Patch;
-use hush_core::write::store::MemoryStore;
+use hush_core::testing::{at, kubelet_backoff, pod};
+use hush_core::write::memory::MemoryStore;
 use hush_core::write::writer::Retried;
 use hush_core::{
-    DropCause, Event, EventSource, ObjectReference, Options, Recorder, Sink, SinkError, Stats,
-    Stored, Timestamp, WriteStatus,
+    DropCause, Event, Options, Recorder, Sink, SinkError, Stats, Stored, Timestamp, WriteStatus,
 };
 use hushd::component::{ComponentEngine, Guards, HostClock, Plugin};
 
@@ -65,27 +65,6 @@ impl Sink for Faulty {
     }
 }
 
-fn event(object: &str) -> Event {
-    Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "prod".into(),
-            name: object.into(),
-            uid: format!("uid-{object}"),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        type_: "Warning".into(),
-        reason: "BackOff".into(),
-        message: "Back-off restarting failed container".into(),
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        ..Default::default()
-    }
-}
-
 const OBJECTS: [&str; 6] = [
     "forbidden",
     "invalid",
@@ -98,15 +77,14 @@ const OBJECTS: [&str; 6] = [
 /// Observes one event per object a second apart, then runs the clock on
 /// until nothing is held.
 fn run(engine: &mut dyn Engine) -> (Vec<Decision>, Vec<Retried>, Stats) {
-    let start = Timestamp::from_secs(1_714_557_600);
     let mut decisions = Vec::new();
     let mut retried = Vec::new();
     for (k, object) in OBJECTS.into_iter().enumerate() {
-        let now = start.plus_nanos(k as i64 * 1_000_000_000);
+        let now = at(k as i64);
         while let Some(due) = engine.next_due().filter(|d| *d <= now) {
             engine.tick(due);
         }
-        decisions.push(engine.observe(event(object), now));
+        decisions.push(engine.observe(kubelet_backoff(pod("prod", object)), now));
         retried.extend(engine.take_retried());
     }
     let mut guard = 0;

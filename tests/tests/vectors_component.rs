@@ -3,7 +3,7 @@
 //! same lines as the native core.
 
 use hush_core::Timestamp;
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_tests::{compare, load, replay, test_name, vector_files};
 use hushd::component::{ComponentEngine, Guards, HostClock, Plugin};
 use libtest_mimic::{Arguments, Trial};

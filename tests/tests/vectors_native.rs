@@ -2,7 +2,7 @@
 
 use hush_core::Recorder;
 use hush_core::format::replay::Native;
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_tests::{compare, load, replay, test_name, vector_files};
 use libtest_mimic::{Arguments, Trial};
 

@@ -5,7 +5,8 @@
 //   const replay = await Replay.create({ mode: 'legacy', options: '{"burst": 5}' });
 //   for await (const r of records(stream, replay.json)) console.log(replay.observe(r.event, r.at).join('\n'));
 
-export { GEN_DIR, loadCodec, loadCorrelator } from './lib/components.mjs';
+export { ACTIONS, BatchReplay, CAUSES, Outcomes, RULES, TIMERS, WRITES, chunks, readReport } from './lib/batch.mjs';
+export { GEN_DIR, loadCodec, loadCorrelator, loadReplay } from './lib/components.mjs';
 export { lines, records } from './lib/input.mjs';
 export { DRAIN_LIMIT_NANOS, Replay } from './lib/replay.mjs';
 export { MemoryStore } from './lib/store.mjs';

@@ -18,23 +18,10 @@ use core::fmt;
 use core::ops::Range;
 
 use crate::model::event::Event;
+use crate::model::options::SpamKeyFields;
 
 /// The byte that ends each field of an encoded key (never valid in UTF-8).
 pub(crate) const FIELD_END: u8 = 0xFF;
-
-/// Which fields the spam filter groups by.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
-pub enum SpamKeyFields {
-    /// client-go's `getSpamKey`: source, object (no field path) and type.
-    /// Every reason about one object shares one bucket.
-    #[default]
-    SourceObjectType,
-    /// The same plus `reason`, so a chatty reason cannot starve the others
-    /// (the CronJob `SawCompletedJob` story).
-    SourceObjectTypeReason,
-}
 
 /// Which key an event is being grouped by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,9 +33,9 @@ pub enum Aggregation {
 /// it is a vector scanned with an inline comparison: cheaper than hashing
 /// every message. Snapshots write its messages sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Record {
-    pub(crate) messages: Vec<Box<str>>,
-    pub(crate) last: Option<Timestamp>,
+pub(super) struct Record {
+    pub(super) messages: Vec<Box<str>>,
+    pub(super) last: Option<Timestamp>,
 }
 
 impl Record {
@@ -73,14 +73,14 @@ impl Record {
 
 /// The aggregator: an LRU of groups keyed by the aggregate key.
 #[derive(Debug)]
-pub(crate) struct Aggregator {
-    pub(crate) cache: Lru<Record>,
+pub(super) struct Aggregator {
+    pub(super) cache: Lru<Record>,
     max_events: usize,
     max_interval_nanos: i64,
 }
 
 impl Aggregator {
-    pub(crate) fn new(
+    pub(super) fn new(
         capacity: NonZeroUsize,
         max_events: u32,
         max_interval_seconds: u32,
@@ -96,7 +96,7 @@ impl Aggregator {
     /// Records `message` for the group under `key` at `now`. The window
     /// restarts when more than the interval passed since the group was last
     /// seen (strictly greater, sliding).
-    pub(crate) fn aggregate(
+    pub(super) fn aggregate(
         &mut self,
         key: Lookup<'_>,
         message: &str,

@@ -5,8 +5,9 @@ use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::String;
 
+use crate::decision::{LegacyPatch, Rule, Stored, Why};
 use crate::key::cache::{KeyHasher, Lookup};
-use crate::key::{KeyKind, KeyRef, LegacyKeys, SpamKeyFields};
+use crate::key::{KeyKind, KeyRef, LegacyKeys};
 use crate::legacy::aggregator::{Aggregation, Aggregator, COMBINED_PREFIX};
 use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry, assign};
 use crate::legacy::spam_filter::SpamFilter;
@@ -14,11 +15,8 @@ use crate::legacy::token_bucket::{Rate, Take};
 use crate::model::error::OptionsError;
 use crate::model::event::{Event, sort_by_instant};
 use crate::model::name::raw_event_name;
-use crate::model::options::{Options, nonzero};
+use crate::model::options::{Options, SpamKeyFields, nonzero};
 use crate::model::time::Timestamp;
-use crate::model::why::{Rule, Why};
-use crate::write::patch::LegacyPatch;
-use crate::write::sink::Stored;
 
 /// The two clock readings client-go takes per event: the aggregator's, then
 /// the spam filter's. Replays use one instant for both.
@@ -110,10 +108,10 @@ pub struct CacheSizes {
 
 /// client-go's `EventCorrelator`: three LRUs and the rules between them.
 #[derive(Debug)]
-pub struct Correlator {
-    pub(crate) aggregator: Aggregator,
-    pub(crate) dedup: Dedup,
-    pub(crate) spam: SpamFilter,
+pub struct LegacyCorrelator {
+    pub(super) aggregator: Aggregator,
+    pub(super) dedup: Dedup,
+    pub(super) spam: SpamFilter,
     spam_key: SpamKeyFields,
     hasher: KeyHasher,
     /// The keys of the event last correlated.
@@ -125,20 +123,20 @@ pub struct Correlator {
     /// writes retried), kept apart so `keys` stays the last correlated.
     update_keys: LegacyKeys,
     /// Buffers of the last built event and patch, given back by the
-    /// writer ([`Correlator::recycle`]), so a written repeat allocates
+    /// writer ([`LegacyCorrelator::recycle`]), so a written repeat allocates
     /// nothing.
     spare_event: Option<Box<Event>>,
     spare_message: String,
 }
 
-impl Correlator {
+impl LegacyCorrelator {
     /// A correlator with empty caches.
     pub fn new(options: &Options) -> Result<Self, OptionsError> {
         options.validate()?;
         let options = &options.populated();
         let size = nonzero(options.lru_cache_size);
         let hasher = KeyHasher::with_seed(options.hash_seed);
-        Ok(Correlator {
+        Ok(LegacyCorrelator {
             aggregator: Aggregator::new(
                 size,
                 options.max_events,
@@ -161,8 +159,8 @@ impl Correlator {
     /// copy of the event, so a dropped repeat allocates nothing.
     ///
     /// ```
-    /// use hush_core::{Correlation, Correlator, Event, Options, Timestamp};
-    /// let mut c = Correlator::new(&Options::default()).unwrap();
+    /// use hush_core::{Correlation, LegacyCorrelator, Event, Options, Timestamp};
+    /// let mut c = LegacyCorrelator::new(&Options::default()).unwrap();
     /// let mut e = Event::default();
     /// e.metadata.name = "p.1".into();
     /// e.involved_object.name = "p".into();
@@ -297,8 +295,8 @@ impl Correlator {
         }
     }
 
-    /// [`update_state_from`](Correlator::update_state_from) for the event
-    /// the last [`correlate_with`](Correlator::correlate_with) decided to
+    /// [`update_state_from`](LegacyCorrelator::update_state_from) for the event
+    /// the last [`correlate_with`](LegacyCorrelator::correlate_with) decided to
     /// write (as written, built or not), reusing the key it computed.
     pub fn update_state_from_observed(&mut self, sent: &Event, stored: &Stored) {
         let Some(hash) = self.written_key.take() else {
@@ -330,7 +328,7 @@ impl Correlator {
         );
     }
 
-    /// [`update_state`](Correlator::update_state) from the event sent and
+    /// [`update_state`](LegacyCorrelator::update_state) from the event sent and
     /// what the sink stored (the stored event shares the sent one's key
     /// fields), without copying the event.
     pub fn update_state_from(&mut self, sent: &Event, stored: &Stored) {

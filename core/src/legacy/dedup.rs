@@ -13,16 +13,16 @@ use crate::model::time::Timestamp;
 
 /// What the dedup stage remembers about one event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct LogEntry {
-    pub(crate) count: i32,
-    pub(crate) first_timestamp: Option<Timestamp>,
-    pub(crate) name: String,
-    pub(crate) resource_version: String,
+pub(super) struct LogEntry {
+    pub(super) count: i32,
+    pub(super) first_timestamp: Option<Timestamp>,
+    pub(super) name: String,
+    pub(super) resource_version: String,
 }
 
 /// Whether the dedup stage had seen the event before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Seen {
+pub(super) enum Seen {
     /// Not cached, or cached with count 0: the event goes out as it came,
     /// or, when aggregated, as a new combined event.
     First,
@@ -33,12 +33,12 @@ pub(crate) enum Seen {
 
 /// The dedup stage's LRU.
 #[derive(Debug)]
-pub(crate) struct Dedup {
-    pub(crate) cache: Lru<LogEntry>,
+pub(super) struct Dedup {
+    pub(super) cache: Lru<LogEntry>,
 }
 
 impl Dedup {
-    pub(crate) fn new(capacity: NonZeroUsize, hasher: KeyHasher) -> Self {
+    pub(super) fn new(capacity: NonZeroUsize, hasher: KeyHasher) -> Self {
         Dedup {
             cache: Lru::with_hasher(capacity, hasher),
         }
@@ -48,7 +48,7 @@ impl Dedup {
     /// the entry as it now stands. `fill` writes a first sighting's entry
     /// into a cleared one (the buffers of an evicted entry, when the cache
     /// was full); a repeat allocates nothing.
-    pub(crate) fn observe(
+    pub(super) fn observe(
         &mut self,
         key: Lookup<'_>,
         fill: impl FnOnce(&mut LogEntry),
@@ -66,7 +66,7 @@ impl Dedup {
     /// client-go `updateState`: what the API server stored becomes the entry
     /// (updated in place, so unchanged strings are not copied and changed
     /// ones reuse their buffers).
-    pub(crate) fn update_state(&mut self, key: Lookup<'_>, stored: StoredEntry<'_>) {
+    pub(super) fn update_state(&mut self, key: Lookup<'_>, stored: StoredEntry<'_>) {
         let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::recycled);
         entry.count = stored.count;
         entry.first_timestamp = stored.first_timestamp;
@@ -94,7 +94,7 @@ impl LogEntry {
 /// 43 % of the correlator's time on one instruction of glibc's AVX-512
 /// `memcmp`, a masked load from the empty strings' dangling pointer (0x1,
 /// an unmapped page). Inline, those events correlate in half the time.
-pub(crate) fn assign(s: &mut String, value: &str) {
+pub(super) fn assign(s: &mut String, value: &str) {
     if !bytes_eq(s.as_bytes(), value.as_bytes()) {
         s.clear();
         s.push_str(value);
@@ -102,9 +102,9 @@ pub(crate) fn assign(s: &mut String, value: &str) {
 }
 
 /// What `update_state` records, borrowed from the stored event.
-pub(crate) struct StoredEntry<'a> {
-    pub(crate) count: i32,
-    pub(crate) first_timestamp: Option<Timestamp>,
-    pub(crate) name: &'a str,
-    pub(crate) resource_version: &'a str,
+pub(super) struct StoredEntry<'a> {
+    pub(super) count: i32,
+    pub(super) first_timestamp: Option<Timestamp>,
+    pub(super) name: &'a str,
+    pub(super) resource_version: &'a str,
 }

@@ -6,10 +6,13 @@
 //! 2. `dedup`: identical events become one event with a count;
 //! 3. `spam_filter`: a [`token_bucket`] per source and object drops floods.
 //!
-//! [`correlator`] runs them and explains every decision.
+//! [`correlator`] runs them and explains every decision; `snapshot` writes
+//! and reads the stages' state (with the `snapshot` feature).
 
 pub mod aggregator;
 pub mod correlator;
-pub(crate) mod dedup;
-pub(crate) mod spam_filter;
+mod dedup;
+#[cfg(feature = "snapshot")]
+mod snapshot;
+mod spam_filter;
 pub mod token_bucket;

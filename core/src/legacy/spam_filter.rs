@@ -10,13 +10,13 @@ use crate::model::time::Timestamp;
 
 /// The spam filter's LRU of buckets.
 #[derive(Debug)]
-pub(crate) struct SpamFilter {
-    pub(crate) cache: Lru<TokenBucket>,
-    pub(crate) rate: Rate,
+pub(super) struct SpamFilter {
+    pub(super) cache: Lru<TokenBucket>,
+    rate: Rate,
 }
 
 impl SpamFilter {
-    pub(crate) fn new(capacity: NonZeroUsize, rate: Rate, hasher: KeyHasher) -> Self {
+    pub(super) fn new(capacity: NonZeroUsize, rate: Rate, hasher: KeyHasher) -> Self {
         SpamFilter {
             cache: Lru::with_hasher(capacity, hasher),
             rate,
@@ -25,7 +25,7 @@ impl SpamFilter {
 
     /// Takes a token from the bucket under `key`, creating a full bucket for
     /// a key not seen (or evicted) before.
-    pub(crate) fn check(&mut self, key: Lookup<'_>, now: Timestamp) -> Take {
+    pub(super) fn check(&mut self, key: Lookup<'_>, now: Timestamp) -> Take {
         let rate = self.rate;
         let (bucket, _) = self
             .cache

@@ -39,9 +39,9 @@ impl Rate {
 /// One bucket's state: tokens left and the instant of the last successful take.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TokenBucket {
-    pub(crate) tokens: f64,
+    pub(super) tokens: f64,
     /// `None` is Go's zero time: the first take sees ~292 years elapsed.
-    pub(crate) last: Option<Timestamp>,
+    pub(super) last: Option<Timestamp>,
 }
 
 /// The result of one attempt to take a token.

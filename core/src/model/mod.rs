@@ -1,10 +1,10 @@
 //! The shared model: what every stage reads and writes.
 //!
 //! The [`event`] itself, instants as values ([`time`]), the [`options`] and
-//! their [`error`]s, the explanation of every decision ([`why`]), the
-//! counters ([`stats`]), generated [`name`]s, the API server's checks
-//! ([`validate`]) and the completion of an input event as client-go's
-//! recorders make it ([`complete`]).
+//! their [`error`]s, the counters ([`stats`]), generated [`name`]s, the API
+//! server's checks ([`validate`]) and the completion of an input event as
+//! client-go's recorders make it ([`complete`]). The model depends on
+//! nothing else in the crate: keys, decisions and stages are built on it.
 
 pub mod complete;
 pub mod error;
@@ -14,4 +14,3 @@ pub mod options;
 pub mod stats;
 pub mod time;
 pub mod validate;
-pub mod why;

@@ -2,7 +2,6 @@
 
 use core::num::NonZeroUsize;
 
-use crate::key::SpamKeyFields;
 use crate::model::error::OptionsError;
 
 /// Which correlator runs.
@@ -15,6 +14,20 @@ pub enum Mode {
     Legacy,
     /// events.k8s.io/v1 `tools/events`: event series with heartbeats.
     Series,
+}
+
+/// Which fields the spam filter groups by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum SpamKeyFields {
+    /// client-go's `getSpamKey`: source, object (no field path) and type.
+    /// Every reason about one object shares one bucket.
+    #[default]
+    SourceObjectType,
+    /// The same plus `reason`, so a chatty reason cannot starve the others
+    /// (the CronJob `SawCompletedJob` story).
+    SourceObjectTypeReason,
 }
 
 /// Options of the correlators and of the writer that records to a sink.

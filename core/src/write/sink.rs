@@ -7,21 +7,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::decision::{Patch, Stored};
 use crate::model::event::Event;
-use crate::write::patch::Patch;
-
-/// What the sink stored: enough to keep correlating against it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "camelCase"))]
-pub struct Stored {
-    /// Name of the stored Event.
-    pub name: String,
-    /// Resource version the sink assigned.
-    pub resource_version: String,
-    /// The stored count: `series.count` for an event with a series, else `count`.
-    pub count: i32,
-}
 
 /// Why a sink did not store a write.
 ///

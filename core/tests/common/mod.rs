@@ -7,10 +7,10 @@
 
 use std::collections::VecDeque;
 
+use hush_core::decision::Patch;
 use hush_core::format::replay::Decision;
 use hush_core::model::time::NANOS_PER_SECOND;
-use hush_core::write::patch::Patch;
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::write::writer::Retried;
 use hush_core::{
     Event, EventSeries, Options, Recorder, Sink, SinkError, Stats, Stored, TickReport, Timestamp,

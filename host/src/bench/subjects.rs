@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use hush_core::format::wire::Encoder;
-use hush_core::{Correlation, Correlator, Options, Recorder, Timestamp};
+use hush_core::{Correlation, LegacyCorrelator, Options, Recorder, Timestamp};
 
 use super::{Figures, Floor, Phase, timed};
 use crate::component::{ComponentEngine, Guards, HostClock, Plugin};
@@ -104,7 +104,7 @@ fn native(options: &Options, source: &Source, events: u64) -> Result<Figures, St
 }
 
 fn native_correlate(options: &Options, source: &Source, events: u64) -> Result<Figures, String> {
-    let mut correlator = Correlator::new(options).map_err(|e| e.to_string())?;
+    let mut correlator = LegacyCorrelator::new(options).map_err(|e| e.to_string())?;
     timed("native-correlate", source, events, |stream, n, _| {
         for _ in 0..n {
             let (event, now) = stream.next_event();

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use hush_core::format::replay::{Decision, Engine};
 use hush_core::model::stats::Stats;
+use hush_core::write::memory::MemoryStore;
 use hush_core::write::recorder::TickReport;
-use hush_core::write::store::MemoryStore;
 use hush_core::write::writer::{DropCause, Retried, WriteStatus};
 use hush_core::{Action, Event, Options, Sink, Timestamp};
 use wasmtime::Store;

@@ -27,8 +27,13 @@ pub struct Correlator {
 struct State {
     recorder: Recorder,
     instants: UniqueInstants,
-    /// Reused by `observe-encoded`, so a batch allocates nothing per event.
-    scratch: Event,
+    /// `observe-encoded`'s fields as read: a field a batch does not repeat
+    /// keeps its value here. Reused, so a batch allocates nothing per event.
+    read: Event,
+    /// The event observed: `read`, completed by the recorder. Completion
+    /// (a generated name, defaults) must not leak into the next
+    /// observation's unrepeated fields.
+    event: Event,
 }
 
 impl Correlator {
@@ -37,7 +42,8 @@ impl Correlator {
             state: RefCell::new(State {
                 recorder,
                 instants: UniqueInstants::default(),
-                scratch: Event::default(),
+                read: Event::default(),
+                event: Event::default(),
             }),
         }
     }
@@ -90,13 +96,14 @@ impl api::GuestCorrelator for Correlator {
         let mut out = Vec::with_capacity(batch.len() / 16);
         while !reader.is_done() {
             let at = reader
-                .observation_into(&mut state.scratch)
+                .observation_into(&mut state.read)
                 .map_err(|e| e.to_string())?;
             let now = state.instants.issue(at.unwrap_or_else(now));
-            state.recorder.prepare(&mut state.scratch, now);
+            state.event.copy_from(&state.read);
+            state.recorder.prepare(&mut state.event, now);
             let outcome = state
                 .recorder
-                .observe(&state.scratch, now, &mut ImportedSink, false);
+                .observe(&state.event, now, &mut ImportedSink, false);
             CompactOutcome::of(&outcome).encode(&mut out);
         }
         Ok(out)

@@ -4,11 +4,16 @@
 //! clock and the sink as imports (no WASI); the guest owns client-go's
 //! `recordToSink` logic through hush-core's recorder: it decides, calls the
 //! sink, holds and retries failed writes from `tick`, and explains every
-//! outcome. hushd's build script builds it for `wasm32-unknown-unknown`,
-//! encodes it as a component (wit-component) and embeds it.
+//! outcome. It also exports `replay`: `hushd replay` inside the component,
+//! a batch of encoded observations per call into its own in-memory store,
+//! for hosts that pay per call and per value (Python, Node). hushd's build
+//! script builds it for `wasm32-unknown-unknown`, encodes it as a component
+//! (wit-component) and embeds it.
 
 mod convert;
 mod correlator;
+mod latin1;
+mod replay;
 mod sink;
 
 /// Bindings generated from `wit/` (the host is generated from the same files).

@@ -13,9 +13,8 @@ macro_rules! guest_conversions {
             use alloc::vec::Vec;
 
             use $api as api;
-            use $crate::hush_core::write::recorder::{
-                Action, Outcome, TickKind, TickReport, TickWrite,
-            };
+            use $crate::hush_core::decision::TickKind;
+            use $crate::hush_core::write::recorder::{Action, Outcome, TickReport, TickWrite};
             use $crate::hush_core::write::writer::{DropCause, Retried, WriteStatus};
             use $crate::hush_core::{Patch, Rule, Stats, Why};
 
@@ -168,7 +167,8 @@ macro_rules! guest_conversions {
         }
         pub(crate) use __hush_wit_guest::{
             event_from_wit, options_error, options_from_wit, sink_error_from_wit, stored_from_wit,
-            wit_options, wit_outcome, wit_retried, wit_series, wit_sink_error, wit_stats, wit_tick,
+            wit_event_from, wit_options, wit_outcome, wit_retried, wit_series, wit_sink_error,
+            wit_stats, wit_tick,
         };
     };
 }

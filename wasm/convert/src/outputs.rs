@@ -8,9 +8,10 @@
 #[macro_export]
 macro_rules! __outputs_in {
     () => {
+        use $crate::hush_core::decision::{TickKind, WriteOp};
         use $crate::hush_core::format::replay::Decision;
-        use $crate::hush_core::write::recorder::{Action, TickKind, TickReport, TickWrite};
-        use $crate::hush_core::write::writer::{DropCause, Retried, WriteOp, WriteStatus};
+        use $crate::hush_core::write::recorder::{Action, TickReport, TickWrite};
+        use $crate::hush_core::write::writer::{DropCause, Retried, WriteStatus};
         use $crate::hush_core::{Explanation, LegacyPatch, Patch, Rule, Why};
 
         /// A patch from WIT.

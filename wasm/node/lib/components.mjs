@@ -86,6 +86,28 @@ export async function loadCorrelator({ now, sink }, dir = GEN_DIR) {
 }
 
 /**
+ * Instantiates the correlator component for its `replay` interface alone
+ * (`hushd replay` inside the component, a batch per call, writing into its
+ * own store): `now()` is read only for observations without an instant.
+ * Resolves to the `hush:correlator/replay` interface: `Replay`.
+ */
+export async function loadReplay({ now = () => 0n } = {}, dir = GEN_DIR) {
+  const noSink = () => {
+    throw new Error('this component was instantiated without a sink');
+  };
+  const exports = await load(
+    'correlator',
+    {
+      clock: { now },
+      sink: { createEvent: guarded(noSink), patchEvent: guarded(noSink), listEvents: guarded(noSink) },
+      types: {},
+    },
+    dir,
+  );
+  return exports.replay;
+}
+
+/**
  * Instantiates the codec component. Resolves to the `hush:correlator/json`
  * interface: `readRecord`, `readDocument`, `optionsFromJson`,
  * `decisionLine`, `tickLine`, `retryLine`.

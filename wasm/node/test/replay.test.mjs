@@ -7,30 +7,14 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 
 import { MemoryStore, Replay, records } from '../index.mjs';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..', '..');
-const vectorsDir = join(root, 'tests', 'vectors');
-const hushd = process.env.HUSHD ?? join(root, 'target', 'debug', 'hushd');
-const cli = join(here, '..', 'replay.mjs');
-
-assert.ok(existsSync(hushd), `${hushd} is missing: cargo build -p hushd (or set HUSHD)`);
-
-function run(command, args, input) {
-  const done = spawnSync(command, args, { input, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (done.error) throw done.error;
-  return { status: done.status, stdout: done.stdout, stderr: done.stderr };
-}
+import { BAD_LINES, GOOD, cli, hushdReplay, root, run, vectorsDir } from './common.mjs';
 
 const node = (args, input) => run(process.execPath, [cli, ...args], input);
-const hushdReplay = (args, input) => run(hushd, ['replay', '--engine', 'native', '--output', 'decisions', ...args], input);
 
 /** Asserts that both print the same bytes, and returns the Node host's output. */
 function sameAsHushd(args, input) {
@@ -84,21 +68,6 @@ for (const mode of ['legacy', 'series']) {
 
 // ---- bad input ----
 
-const GOOD = '{"involvedObject":{"name":"p","namespace":"a"},"type":"Normal","reason":"X","message":"m","lastTimestamp":"2024-05-01T10:00:00Z"}';
-const BAD_LINES = [
-  '',
-  GOOD,
-  'not json',
-  '{"kind":"Pod","involvedObject":{}}',
-  '   ',
-  '{"involvedObject":{"name":"p"},"type":"Normal"}',
-  '{"involvedObject":{"name":"p"},"type":"Weird","lastTimestamp":"2024-05-01T10:00:00Z"}',
-  `{"message":"${'x'.repeat(2 * 1024 * 1024)}","involvedObject":{"name":"p"}}`,
-  GOOD.replace('"m"', '"m2"'),
-  // A list on one line (a must-gather events.yaml through a one-liner).
-  `{"kind":"EventList","apiVersion":"v1","items":[${GOOD.replace('"p"', '"q"')},{"kind":"Pod"}]}`,
-  '{"involvedObject":',
-].join('\r\n');
 
 function sameMessagesAsHushd(args, input) {
   const want = hushdReplay(args, input);

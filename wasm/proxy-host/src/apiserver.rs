@@ -7,7 +7,7 @@
 //! versions are given in the same order.
 
 use hush_core::format::kube_json::{EventJson, Observation, Shape};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{EventSeries, LegacyPatch, Patch, Sink, SinkError, Timestamp};
 use serde_json::{Value, json};
 

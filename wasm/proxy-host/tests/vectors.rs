@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use hush_core::format::kube_json::Observation;
 use hush_core::format::replay::{Line, LineJson, Native, Replay};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use hush_proxy_host::{Drive, drive::request_of, load_plugin};
 use hush_tests::{compare, load, test_name, vector_files};

@@ -3,8 +3,8 @@
 //! 200 for an occurrence counted in memory), and the API server's answer
 //! read back as what it stored.
 
+use hush_core::decision::stored_count;
 use hush_core::format::kube_json::{EventJson, Observation, Shape};
-use hush_core::write::store::stored_count;
 use hush_core::{Event, Explanation, Mode, Options, Stored, WriteOp};
 use serde_json::json;
 

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::UNIX_EPOCH;
 
+use hush_core::decision::stored_count;
 use hush_core::format::replay::{Decision, Line, LineJson};
 use hush_core::model::time::UniqueInstants;
-use hush_core::write::store::stored_count;
 use hush_core::{Event, Patch, Recorder, Sink, SinkError, Stored, Timestamp, WriteOp};
 use log::{info, warn};
 use proxy_wasm::hostcalls;

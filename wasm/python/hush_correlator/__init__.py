@@ -8,8 +8,12 @@ wasmtime-py.
     with open("events.jsonl", "rb") as f:
         for record in records(f, replay.json):
             print("\\n".join(replay.observe(record.event, record.at)))
+
+For throughput, ``BatchReplay`` (module ``batch``) replays JSON Lines a
+batch per call, with compact decisions back.
 """
 
+from .batch import Batch, BatchError, BatchReplay, Outcomes, chunks
 from .components import Codec, Correlator, CorrelatorComponent, record, sink_error
 from .input import Bad, Observed, records
 from .replay import DRAIN_LIMIT_NANOS, OptionsError, Replay
@@ -17,6 +21,9 @@ from .store import MemoryStore
 
 __all__ = [
     "Bad",
+    "Batch",
+    "BatchError",
+    "BatchReplay",
     "Codec",
     "Correlator",
     "CorrelatorComponent",
@@ -24,7 +31,9 @@ __all__ = [
     "MemoryStore",
     "Observed",
     "OptionsError",
+    "Outcomes",
     "Replay",
+    "chunks",
     "record",
     "records",
     "sink_error",

@@ -1,7 +1,9 @@
 """Loading hush's two components with wasmtime-py's dynamic component API.
 
 * The correlator (``wit/correlator.wit``, world ``hush``): client-go's
-  decisions and write path. It imports a clock and a sink from its host.
+  decisions and write path. It imports a clock and a sink from its host,
+  and also exports ``replay`` (batches in, compact decisions out, its own
+  store: see ``batch``).
 * The codec (``wit/codec.wit``, world ``codec``): Kubernetes JSON in,
   hushd's decision lines out. It imports nothing but types.
 
@@ -143,8 +145,9 @@ class CorrelatorComponent:
     answer (or list) or a ``sink_error(...)``.
     """
 
-    def __init__(self, now, sink, engine=None, directory=COMPONENT_DIR):
+    def __init__(self, now, sink=None, engine=None, directory=COMPONENT_DIR):
         engine = engine or Engine()
+        sink = sink if sink is not None else _NoSink()
         self.store = Store(engine)
         linker = Linker(engine)
         with linker.root() as root:
@@ -164,6 +167,7 @@ class CorrelatorComponent:
                 )
         instance = linker.instantiate(self.store, _load(engine, directory, CORRELATOR_FILE))
         self.api = _Exports(instance, self.store, "correlator")
+        self.replay_api = _Exports(instance, self.store, "replay")
 
     def default_options(self):
         return self.api("default-options")
@@ -174,6 +178,24 @@ class CorrelatorComponent:
         if isinstance(handle, Record):
             return handle
         return Correlator(self.api, handle)
+
+    def create_replay(self, options):
+        """A new ``replay`` resource (a ``ReplayResource``: batches in, compact
+        decisions out, its own store), or the ``options-error`` record."""
+        handle = self.replay_api("[static]replay.create", options)
+        if isinstance(handle, Record):
+            return handle
+        return ReplayResource(self.replay_api, handle)
+
+
+class _NoSink:
+    """The sink of a component used only for ``replay`` resources, which
+    write into their own store: a correlator that writes here fails."""
+
+    def _none(self, *_args):
+        raise RuntimeError("this component was instantiated without a sink")
+
+    create_event = patch_event = list_events = _none
 
 
 class _Resource:
@@ -199,6 +221,17 @@ class Reader(_Resource):
         """The records of the document, if the input was one."""
         return self._call("finish")
 
+    def encode(self, text):
+        """The records of the next lines (whole lines of ``text``), their
+        observations encoded in one batch for a ``replay``: a record with
+        ``batch`` (a string), ``observations`` and ``bad`` (records with
+        ``position`` and ``message``)."""
+        return self._call("encode", text)
+
+    def encode_finish(self):
+        """``finish``, encoded."""
+        return self._call("encode-finish")
+
 
 class Correlator(_Resource):
     """One ``correlator`` resource: its methods, by their WIT names."""
@@ -223,3 +256,25 @@ class Correlator(_Resource):
 
     def stats(self):
         return self._call("stats")
+
+
+class ReplayResource(_Resource):
+    """One ``replay`` resource: ``hushd replay`` inside the component, a
+    batch per call (see ``wit/correlator.wit``; ``BatchReplay`` wraps it)."""
+
+    def __init__(self, api, handle):
+        super().__init__(api, "replay", handle)
+
+    def observe(self, batch):
+        """The report of a batch (a string), or why it cannot be read (an
+        ``err`` Variant, nothing replayed)."""
+        return self._call("observe", batch)
+
+    def finish(self):
+        return self._call("finish")
+
+    def stats(self):
+        return self._call("stats")
+
+    def events(self):
+        return self._call("events")

@@ -5,13 +5,12 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use super::{Decision, Line};
+use crate::decision::{Explanation, Patch, WriteOp};
 use crate::format::kube_json::{EventJson, PatchJson, Shape};
 use crate::model::options::Mode;
 use crate::model::time::{Rfc3339, Timestamp};
-use crate::model::why::Explanation;
-use crate::write::patch::Patch;
 use crate::write::recorder::Action;
-use crate::write::writer::{DropCause, WriteOp, WriteStatus};
+use crate::write::writer::{DropCause, WriteStatus};
 
 /// A replay line as JSON, events in the mode's shape.
 pub struct LineJson<'a> {

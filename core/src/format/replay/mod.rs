@@ -9,12 +9,11 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::decision::{Explanation, Patch};
 use crate::model::event::Event;
 use crate::model::options::Mode;
 use crate::model::stats::Stats;
 use crate::model::time::{NANOS_PER_SECOND, Timestamp, UniqueInstants};
-use crate::model::why::Explanation;
-use crate::write::patch::Patch;
 use crate::write::recorder::{Action, Outcome, Recorder, TickReport};
 use crate::write::sink::Sink;
 use crate::write::writer::{Retried, WriteStatus};

@@ -9,34 +9,51 @@
 //! - sequences: their length, then the items.
 //!
 //! Reading checks every length against the bytes left before allocating,
-//! and any inconsistency is [`SnapshotError::Corrupt`], never a panic.
+//! and any inconsistency is [`Malformed`] (a [`Malformed`]
+//! naming the byte where reading stopped), never a panic.
 
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+#[cfg(doc)]
 use super::SnapshotError;
+use crate::lru::Lru;
 use crate::model::time::Timestamp;
 
+/// Bytes that are not what the format allows at the place being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Malformed;
+
 /// Appends values to a snapshot.
-pub(super) trait Encode {
+pub(crate) trait Encode {
     fn encode(&self, out: &mut Vec<u8>);
 }
 
 /// Reads values back.
-pub(super) trait Decode: Sized {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError>;
+pub(crate) trait Decode: Sized {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed>;
 }
 
 /// The bytes still to read.
-pub(super) struct Input<'a> {
+pub(crate) struct Input<'a> {
     bytes: &'a [u8],
+    /// How many bytes there were at the start.
+    len: usize,
 }
 
 impl<'a> Input<'a> {
     pub(super) fn new(bytes: &'a [u8]) -> Self {
-        Input { bytes }
+        Input {
+            bytes,
+            len: bytes.len(),
+        }
+    }
+
+    /// How many bytes were read so far.
+    pub(super) fn offset(&self) -> usize {
+        self.len - self.bytes.len()
     }
 
     /// Whether everything was read.
@@ -44,50 +61,71 @@ impl<'a> Input<'a> {
         self.bytes.is_empty()
     }
 
-    pub(super) fn take(&mut self, n: usize) -> Result<&'a [u8], SnapshotError> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], Malformed> {
         if n > self.bytes.len() {
-            return Err(SnapshotError::Corrupt);
+            return Err(Malformed);
         }
         let (head, rest) = self.bytes.split_at(n);
         self.bytes = rest;
         Ok(head)
     }
 
-    pub(super) fn byte(&mut self) -> Result<u8, SnapshotError> {
+    pub(crate) fn byte(&mut self) -> Result<u8, Malformed> {
         Ok(self.take(1)?[0])
     }
 
     // Snapshots are not hot: one copy of each primitive keeps the
     // component small.
     #[inline(never)]
-    pub(super) fn varint(&mut self) -> Result<u64, SnapshotError> {
+    pub(crate) fn varint(&mut self) -> Result<u64, Malformed> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
             if shift == 63 && b > 1 {
-                return Err(SnapshotError::Corrupt);
+                return Err(Malformed);
             }
             value |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
                 return Ok(value);
             }
         }
-        Err(SnapshotError::Corrupt)
+        Err(Malformed)
     }
 
     /// A length of items at least `min_item_bytes` long each: never more
     /// than the bytes left could hold.
-    pub(super) fn len(&mut self, min_item_bytes: usize) -> Result<usize, SnapshotError> {
-        let n = usize::try_from(self.varint()?).map_err(|_| SnapshotError::Corrupt)?;
+    pub(crate) fn len(&mut self, min_item_bytes: usize) -> Result<usize, Malformed> {
+        let n = usize::try_from(self.varint()?).map_err(|_| Malformed)?;
         match n.checked_mul(min_item_bytes.max(1)) {
             Some(bytes) if bytes <= self.bytes.len() => Ok(n),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }
 
+/// Encodes and decodes a struct as its fields in the order listed.
+/// Structs are taken apart and rebuilt with every field named, so a field
+/// added to one of them does not compile until it is listed here too.
+macro_rules! fields {
+    ($type:ident { $($field:ident),* $(,)? }) => {
+        impl Encode for $type {
+            fn encode(&self, out: &mut Vec<u8>) {
+                let $type { $($field),* } = self;
+                $($field.encode(out);)*
+            }
+        }
+        impl Decode for $type {
+            fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
+                Ok($type { $($field: Decode::decode(input)?),* })
+            }
+        }
+    };
+}
+
+pub(crate) use fields;
+
 #[inline(never)]
-pub(super) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut n: u64) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
         n >>= 7;
@@ -110,7 +148,7 @@ impl Encode for u64 {
 }
 
 impl Decode for u64 {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         input.varint()
     }
 }
@@ -122,8 +160,8 @@ impl Encode for u32 {
 }
 
 impl Decode for u32 {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
-        u32::try_from(input.varint()?).map_err(|_| SnapshotError::Corrupt)
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
+        u32::try_from(input.varint()?).map_err(|_| Malformed)
     }
 }
 
@@ -134,7 +172,7 @@ impl Encode for i64 {
 }
 
 impl Decode for i64 {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         Ok(unzigzag(input.varint()?))
     }
 }
@@ -146,8 +184,8 @@ impl Encode for i32 {
 }
 
 impl Decode for i32 {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
-        i32::try_from(i64::decode(input)?).map_err(|_| SnapshotError::Corrupt)
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
+        i32::try_from(i64::decode(input)?).map_err(|_| Malformed)
     }
 }
 
@@ -158,7 +196,7 @@ impl Encode for f64 {
 }
 
 impl Decode for f64 {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         let b = input.take(8)?;
         Ok(f64::from_le_bytes([
             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
@@ -173,7 +211,7 @@ impl Encode for Timestamp {
 }
 
 impl Decode for Timestamp {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         Ok(Timestamp::from_nanos(i64::decode(input)?))
     }
 }
@@ -187,7 +225,7 @@ impl Encode for [u8] {
 }
 
 impl Decode for Vec<u8> {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         let n = input.len(1)?;
         Ok(input.take(n)?.to_vec())
     }
@@ -207,13 +245,13 @@ impl Encode for String {
 
 impl Decode for String {
     #[inline(never)]
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
-        String::from_utf8(Vec::decode(input)?).map_err(|_| SnapshotError::Corrupt)
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
+        String::from_utf8(Vec::decode(input)?).map_err(|_| Malformed)
     }
 }
 
 impl Decode for Box<str> {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         Ok(String::decode(input)?.into_boxed_str())
     }
 }
@@ -231,11 +269,11 @@ impl<T: Encode> Encode for Option<T> {
 }
 
 impl<T: Decode> Decode for Option<T> {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         match input.byte()? {
             0 => Ok(None),
             1 => Ok(Some(T::decode(input)?)),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }
@@ -251,7 +289,7 @@ impl Encode for BTreeMap<String, String> {
 }
 
 impl Decode for BTreeMap<String, String> {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         let n = input.len(2)?;
         let mut map = BTreeMap::new();
         for _ in 0..n {
@@ -263,17 +301,45 @@ impl Decode for BTreeMap<String, String> {
 }
 
 /// Reads a sequence of `len` items, each at least `min_item_bytes` long.
-pub(super) fn decode_seq<T>(
+pub(crate) fn decode_seq<T>(
     input: &mut Input<'_>,
     min_item_bytes: usize,
-    mut item: impl FnMut(&mut Input<'_>) -> Result<T, SnapshotError>,
-) -> Result<Vec<T>, SnapshotError> {
+    mut item: impl FnMut(&mut Input<'_>) -> Result<T, Malformed>,
+) -> Result<Vec<T>, Malformed> {
     let n = input.len(min_item_bytes)?;
     let mut items = Vec::with_capacity(n);
     for _ in 0..n {
         items.push(item(input)?);
     }
     Ok(items)
+}
+
+/// Writes an LRU: its length, then `(key bytes, value)` pairs, least
+/// recently used first.
+pub(crate) fn put_lru<V: Encode>(out: &mut Vec<u8>, lru: &Lru<V>) {
+    put_varint(out, lru.len() as u64);
+    for (key, value) in lru.iter_oldest_first() {
+        key.as_bytes().encode(out);
+        value.encode(out);
+    }
+}
+
+/// Re-inserts an LRU's entries oldest first, so the most recent come out
+/// most recent; a smaller cache keeps the newest. Returns how many were
+/// dropped.
+pub(crate) fn read_lru<V: Decode>(
+    input: &mut Input<'_>,
+    lru: &mut Lru<V>,
+) -> Result<u64, Malformed> {
+    // An entry is at least a key length and a value byte.
+    let entries = input.len(2)?;
+    let mut dropped = 0;
+    for _ in 0..entries {
+        let key = Vec::<u8>::decode(input)?;
+        let value = V::decode(input)?;
+        dropped += u64::from(lru.insert(&key, value).is_some());
+    }
+    Ok(dropped)
 }
 
 #[cfg(test)]
@@ -288,10 +354,7 @@ mod tests {
         assert!(input.is_empty());
         // Every proper prefix is corrupt, never a panic.
         for n in 0..out.len() {
-            assert_eq!(
-                T::decode(&mut Input::new(&out[..n])),
-                Err(SnapshotError::Corrupt)
-            );
+            assert_eq!(T::decode(&mut Input::new(&out[..n])), Err(Malformed));
         }
     }
 
@@ -338,7 +401,7 @@ mod tests {
                 "u64" => u64::decode(input).map(drop),
                 _ => i32::decode(input).map(drop),
             };
-            assert_eq!(result, Err(SnapshotError::Corrupt), "{what} {bytes:?}");
+            assert_eq!(result, Err(Malformed), "{what} {bytes:?}");
         }
     }
 }

@@ -1,39 +1,16 @@
-//! How each value a snapshot holds is written and read ([`codec`]'s
-//! primitives, field by field in declaration order). Structs are taken
-//! apart and rebuilt with every field named, so a field added to one of
-//! them does not compile until it is written here too.
+//! How the shared values a snapshot holds are written and read: the
+//! model's (events, counters) and the decisions' (patches, writes), with
+//! [`codec`]'s primitives, field by field. The parts of a recorder write
+//! their own types beside them.
 //!
 //! [`codec`]: super::codec
 
 use alloc::vec::Vec;
 
-use super::SnapshotError;
-use super::codec::{Decode, Encode, Input};
-use crate::legacy::aggregator::Record;
-use crate::legacy::dedup::LogEntry;
-use crate::legacy::token_bucket::TokenBucket;
+use super::codec::{Decode, Encode, Input, Malformed, fields};
+use crate::decision::{LegacyPatch, Patch, WriteOp};
 use crate::model::event::{Event, EventSeries, EventSource, ObjectMeta, ObjectReference};
 use crate::model::stats::Stats;
-use crate::series::Timers;
-use crate::write::patch::{LegacyPatch, Patch};
-use crate::write::writer::{Failure, Health, Held, WriteOp};
-
-/// Encodes and decodes a struct as its fields in order.
-macro_rules! fields {
-    ($type:ident { $($field:ident),* $(,)? }) => {
-        impl Encode for $type {
-            fn encode(&self, out: &mut Vec<u8>) {
-                let $type { $($field),* } = self;
-                $($field.encode(out);)*
-            }
-        }
-        impl Decode for $type {
-            fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
-                Ok($type { $($field: Decode::decode(input)?),* })
-            }
-        }
-    };
-}
 
 fields!(ObjectReference {
     kind,
@@ -77,20 +54,6 @@ fields!(LegacyPatch {
     last_timestamp,
     message,
 });
-fields!(LogEntry {
-    count,
-    first_timestamp,
-    name,
-    resource_version,
-});
-fields!(TokenBucket { tokens, last });
-fields!(Timers { finish, heartbeat });
-fields!(Held {
-    op,
-    attempts,
-    retry_at,
-    error,
-});
 fields!(Stats {
     observed,
     refused,
@@ -122,35 +85,6 @@ fields!(Stats {
     series_entries,
 });
 
-/// An aggregation window: its messages sorted, so the bytes do not depend
-/// on the order they arrived in.
-impl Encode for Record {
-    fn encode(&self, out: &mut Vec<u8>) {
-        let Record { messages, last } = self;
-        // At most `max-events - 1` messages: an insertion sort, in a few
-        // bytes of code.
-        let mut sorted: Vec<&str> = Vec::with_capacity(messages.len());
-        for message in messages {
-            let at = sorted.partition_point(|m| *m <= &**message);
-            sorted.insert(at, message);
-        }
-        super::codec::put_varint(out, sorted.len() as u64);
-        for message in sorted {
-            message.encode(out);
-        }
-        last.encode(out);
-    }
-}
-
-impl Decode for Record {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
-        Ok(Record {
-            messages: super::codec::decode_seq(input, 1, Decode::decode)?,
-            last: Decode::decode(input)?,
-        })
-    }
-}
-
 impl Encode for Patch {
     fn encode(&self, out: &mut Vec<u8>) {
         match self {
@@ -167,11 +101,11 @@ impl Encode for Patch {
 }
 
 impl Decode for Patch {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         match input.byte()? {
             0 => Ok(Patch::Legacy(Decode::decode(input)?)),
             1 => Ok(Patch::Series(Decode::decode(input)?)),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }
@@ -193,55 +127,14 @@ impl Encode for WriteOp {
 }
 
 impl Decode for WriteOp {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
+    fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
         match input.byte()? {
             0 => Ok(WriteOp::Create(Decode::decode(input)?)),
             1 => Ok(WriteOp::Patch {
                 event: Decode::decode(input)?,
                 patch: Decode::decode(input)?,
             }),
-            _ => Err(SnapshotError::Corrupt),
-        }
-    }
-}
-
-impl Encode for Health {
-    fn encode(&self, out: &mut Vec<u8>) {
-        match self {
-            Health::Healthy => out.push(0),
-            Health::Failing {
-                failure,
-                failures,
-                until,
-            } => {
-                out.push(1);
-                out.push(match failure {
-                    Failure::Throttled => 0,
-                    Failure::Unavailable => 1,
-                    Failure::Unreachable => 2,
-                });
-                failures.encode(out);
-                until.encode(out);
-            }
-        }
-    }
-}
-
-impl Decode for Health {
-    fn decode(input: &mut Input<'_>) -> Result<Self, SnapshotError> {
-        match input.byte()? {
-            0 => Ok(Health::Healthy),
-            1 => Ok(Health::Failing {
-                failure: match input.byte()? {
-                    0 => Failure::Throttled,
-                    1 => Failure::Unavailable,
-                    2 => Failure::Unreachable,
-                    _ => return Err(SnapshotError::Corrupt),
-                },
-                failures: Decode::decode(input)?,
-                until: Decode::decode(input)?,
-            }),
-            _ => Err(SnapshotError::Corrupt),
+            _ => Err(Malformed),
         }
     }
 }

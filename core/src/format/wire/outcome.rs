@@ -4,14 +4,17 @@
 use alloc::vec::Vec;
 
 use super::WireError;
-use crate::model::why::Rule;
+use crate::decision::Rule;
 use crate::write::recorder::{Action, Outcome};
 use crate::write::writer::{DropCause, WriteStatus};
 
 /// Bytes of one encoded outcome.
 pub const OUTCOME_BYTES: usize = 8;
 
-/// The compact form of an outcome: what a throughput caller needs.
+/// The compact form of an outcome: what a throughput caller needs. Its
+/// bytes are the action's place in [`Action::ALL`], the rule's in
+/// [`Rule::ALL`] (`0xff` for none), the write, the cause, and the count as
+/// `i32` little-endian.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompactOutcome {
     /// What was done.
@@ -25,27 +28,6 @@ pub struct CompactOutcome {
     /// The count after this occurrence.
     pub count: i32,
 }
-
-const ACTIONS: [Action; 6] = [
-    Action::Create,
-    Action::Patch,
-    Action::Drop,
-    Action::Absorb,
-    Action::Refuse,
-    Action::Trap,
-];
-const RULES: [Rule; 10] = [
-    Rule::FirstSeen,
-    Rule::Repeat,
-    Rule::Aggregated,
-    Rule::SpamFiltered,
-    Rule::Singleton,
-    Rule::SeriesStart,
-    Rule::SeriesRepeat,
-    Rule::Heartbeat,
-    Rule::Finish,
-    Rule::Evicted,
-];
 
 /// The code of a drop cause in a compact outcome.
 pub fn drop_cause_code(cause: &DropCause) -> u8 {
@@ -81,10 +63,13 @@ impl CompactOutcome {
 
     /// Appends the eight bytes.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        let action = ACTIONS.iter().position(|a| *a == self.action).unwrap_or(0) as u8;
+        let action = Action::ALL
+            .iter()
+            .position(|a| *a == self.action)
+            .unwrap_or(0) as u8;
         let rule = self
             .rule
-            .and_then(|r| RULES.iter().position(|x| *x == r))
+            .and_then(|r| Rule::ALL.iter().position(|x| *x == r))
             .map_or(0xff, |i| i as u8);
         out.extend_from_slice(&[action, rule, self.write, self.cause]);
         out.extend_from_slice(&self.count.to_le_bytes());
@@ -94,10 +79,12 @@ impl CompactOutcome {
     pub fn decode(b: &[u8; OUTCOME_BYTES]) -> Result<Self, WireError> {
         let bad = |problem| WireError { offset: 0, problem };
         Ok(CompactOutcome {
-            action: *ACTIONS.get(usize::from(b[0])).ok_or(bad("bad action"))?,
+            action: *Action::ALL
+                .get(usize::from(b[0]))
+                .ok_or(bad("bad action"))?,
             rule: match b[1] {
                 0xff => None,
-                i => Some(*RULES.get(usize::from(i)).ok_or(bad("bad rule"))?),
+                i => Some(*Rule::ALL.get(usize::from(i)).ok_or(bad("bad rule"))?),
             },
             write: b[2],
             cause: b[3],

@@ -1,9 +1,9 @@
 //! Tests of the enclosing module.
 
 use super::*;
+use crate::decision::Rule;
 use crate::model::event::{Event, EventSeries, EventSource, ObjectReference};
 use crate::model::time::Timestamp;
-use crate::model::why::Rule;
 use crate::write::recorder::Action;
 use alloc::vec::Vec;
 
@@ -189,6 +189,10 @@ fn outcomes_round_trip() {
     let mut buf = Vec::new();
     o.encode(&mut buf);
     assert_eq!(buf.len(), OUTCOME_BYTES);
+    // Action 2 (drop) and rule 3 (spam-filtered), by their place in
+    // `Action::ALL` and `Rule::ALL`; dropped (3) by the spam filter (1);
+    // the count, little-endian.
+    assert_eq!(buf, [2, 3, 3, 1, 41, 0, 0, 0]);
     assert_eq!(
         CompactOutcome::decode(buf.as_slice().try_into().unwrap()),
         Ok(o)

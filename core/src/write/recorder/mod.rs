@@ -4,15 +4,17 @@
 //! what it did and why.
 
 mod report;
+#[cfg(feature = "snapshot")]
+mod snapshot;
 
-pub use report::{Action, Outcome, TickKind, TickReport, TickWrite};
+pub use report::{Action, Outcome, TickReport, TickWrite};
 
-use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::decision::{LegacyPatch, Patch, Stored, TickKind, TimerWrite, Why};
 use crate::key::KeyRef;
-use crate::legacy::correlator::{Correlation, Correlator, Observed};
+use crate::legacy::correlator::{Correlation, LegacyCorrelator, Observed};
 use crate::model::complete::{complete_core_v1, complete_events_v1};
 use crate::model::error::OptionsError;
 use crate::model::event::Event;
@@ -20,19 +22,17 @@ use crate::model::options::{Mode, Options};
 use crate::model::stats::Stats;
 use crate::model::time::Timestamp;
 use crate::model::validate;
-use crate::model::why::Why;
-use crate::series::{SeriesCorrelator, SeriesDecision, TimerWrite};
-use crate::write::patch::{LegacyPatch, Patch};
-use crate::write::sink::{Sink, Stored};
-use crate::write::writer::{DropCause, Request, Retried, WriteStatus, Writer};
+use crate::series::{SeriesCorrelator, SeriesDecision};
+use crate::write::sink::Sink;
+use crate::write::writer::{DropCause, Retried, WriteStatus, Writer};
 
 #[derive(Debug)]
 #[expect(
     clippy::large_enum_variant,
     reason = "one engine per recorder, made once; boxing would add a load per event"
 )]
-pub(crate) enum Engine {
-    Legacy(Correlator),
+enum Engine {
+    Legacy(LegacyCorrelator),
     Series(SeriesCorrelator),
 }
 
@@ -49,11 +49,11 @@ impl Engine {
 /// A correlator with its write path.
 #[derive(Debug)]
 pub struct Recorder {
-    pub(crate) options: Options,
-    pub(crate) engine: Engine,
-    pub(crate) writer: Writer,
+    options: Options,
+    engine: Engine,
+    writer: Writer,
     /// The counters; its gauges are filled in by [`Recorder::stats`].
-    pub(crate) stats: Stats,
+    stats: Stats,
     /// Writes made while observing (evictions), reported by the next `tick`.
     side_reports: Vec<TickReport>,
 }
@@ -65,7 +65,7 @@ impl Recorder {
         options.validate()?;
         let options = options.populated();
         let engine = match options.mode {
-            Mode::Legacy => Engine::Legacy(Correlator::new(&options)?),
+            Mode::Legacy => Engine::Legacy(LegacyCorrelator::new(&options)?),
             Mode::Series => Engine::Series(SeriesCorrelator::new(&options)),
         };
         Ok(Recorder {
@@ -148,7 +148,7 @@ impl Recorder {
                         }
                     }
                     SeriesDecision::Write { op, why } => {
-                        self.write_observed(&Request::from(*op), why, now, sink, detail)
+                        self.write_observed(op.event(), op.patch(), why, now, sink, detail)
                     }
                 }
             }
@@ -189,13 +189,10 @@ impl Recorder {
                     Observed::Input(event) => event,
                     Observed::Built(event) => built.insert(event),
                 };
-                let request = Request {
-                    event: Cow::Borrowed(sent),
-                    patch: patch.map(Patch::Legacy),
-                };
-                let outcome = self.write_observed(&request, why, now, sink, detail);
+                let patch = patch.map(Patch::Legacy);
+                let outcome = self.write_observed(sent, patch.as_ref(), why, now, sink, detail);
                 // The built event and the patch go back for the next repeat.
-                let patch = match request.patch {
+                let patch = match patch {
                     Some(Patch::Legacy(patch)) => Some(patch),
                     _ => None,
                 };
@@ -207,27 +204,26 @@ impl Recorder {
         }
     }
 
-    /// Writes `request`, an observed event's create or patch, and reports it.
+    /// Writes an observed event's create (or with `patch`, its patch), and
+    /// reports it.
     fn write_observed<'e>(
         &mut self,
-        request: &Request<'_>,
+        sent: &Event,
+        patch: Option<&Patch>,
         why: Why<KeyRef<'e>>,
         now: Timestamp,
         sink: &mut dyn Sink,
         detail: bool,
     ) -> Outcome<'e> {
-        let action = match request.patch {
+        let action = match patch {
             Some(_) => Action::Patch,
             None => Action::Create,
         };
+        let status = self.submit(sent, patch, now, sink);
         let (event, patch) = match detail {
-            true => (
-                Some(Box::new(Event::clone(&request.event))),
-                request.patch.clone(),
-            ),
+            true => (Some(Box::new(sent.clone())), patch.cloned()),
             false => (None, None),
         };
-        let status = self.submit(request, now, sink);
         Outcome {
             action,
             event,
@@ -239,34 +235,30 @@ impl Recorder {
 
     /// Writes one timer-made write through the write path.
     fn write_timer(&mut self, write: TimerWrite, now: Timestamp, sink: &mut dyn Sink) -> TickWrite {
-        let request = Request::from(write.op);
-        let status = self.submit(&request, now, sink);
-        TickWrite {
-            op: request.into_op(),
-            why: write.why,
-            status,
-        }
+        let TimerWrite { op, why } = write;
+        let status = self.submit(op.event(), op.patch(), now, sink);
+        TickWrite { op, why, status }
     }
 
-    /// Writes `request` now, or holds it (due retries first); every write
-    /// the sink stores updates the engine (for `request` itself, with the
-    /// key the correlator computed for it).
+    /// Writes `event` (a patch of it with `patch`) now, or holds it (due
+    /// retries first); every write the sink stores updates the engine (for
+    /// `event` itself, with the key the correlator computed for it).
     fn submit(
         &mut self,
-        request: &Request<'_>,
+        event: &Event,
+        patch: Option<&Patch>,
         now: Timestamp,
         sink: &mut dyn Sink,
     ) -> WriteStatus {
-        let requested: &Event = &request.event;
         let done = &mut |sent: &Event, stored: &Stored| match &mut self.engine {
             // Held writes retried first are other events, in other places.
-            Engine::Legacy(correlator) if core::ptr::eq(sent, requested) => {
+            Engine::Legacy(correlator) if core::ptr::eq(sent, event) => {
                 correlator.update_state_from_observed(sent, stored)
             }
             engine => engine.written(sent, stored),
         };
         self.writer
-            .submit(request, now, sink, &mut self.stats, done)
+            .submit(event, patch, now, sink, &mut self.stats, done)
     }
 
     /// Updates the correlator with what the sink stored for `sent`, when
@@ -361,13 +353,13 @@ impl Recorder {
     /// Whether anything is left to write: open series or cached
     /// singletons (series mode), or held writes.
     pub fn has_pending(&self) -> bool {
-        self.has_pending_series() || !self.writer.held.is_empty()
+        self.has_pending_series() || self.writer.held_len() > 0
     }
 
     /// Counters, with the gauges (held writes, cache sizes) as they are now.
     pub fn stats(&self) -> Stats {
         let mut s = self.stats;
-        s.held = u32::try_from(self.writer.held.len()).unwrap_or(u32::MAX);
+        s.held = u32::try_from(self.writer.held_len()).unwrap_or(u32::MAX);
         match &self.engine {
             Engine::Legacy(c) => {
                 let sizes = c.cache_sizes();
@@ -397,7 +389,7 @@ impl Recorder {
     ///   into the same Event and its count goes on from the listed count.
     /// - Legacy mode: the dedup cache is seeded with each listed event's
     ///   count, name, resource version and first timestamp under its event
-    ///   key ([`Correlator::rebuild`]), so a repeat is patched, not created
+    ///   key ([`LegacyCorrelator::rebuild`]), so a repeat is patched, not created
     ///   again.
     ///
     /// A listing cannot restore everything: occurrences counted in memory

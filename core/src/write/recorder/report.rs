@@ -4,17 +4,16 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
+use crate::decision::name::spelled;
+use crate::decision::{Explanation, Patch, TickKind, Why, WriteOp};
 use crate::key::KeyRef;
 use crate::model::event::Event;
 use crate::model::time::Timestamp;
-use crate::model::why::{Explanation, Why};
-use crate::write::patch::Patch;
-use crate::write::writer::{WriteOp, WriteStatus};
+use crate::write::writer::WriteStatus;
 
-/// What was done with an event.
+/// What was done with an event. Its name ([`Action::as_str`]) is how
+/// replay lines, the component and hosts' headers spell it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub enum Action {
     /// Written as a new Event.
     Create,
@@ -33,6 +32,37 @@ pub enum Action {
     Trap,
 }
 
+impl Action {
+    /// Every action, in declaration order (the compact
+    /// [wire](crate::format::wire) encoding numbers them by it).
+    pub const ALL: [Action; 6] = [
+        Action::Create,
+        Action::Patch,
+        Action::Drop,
+        Action::Absorb,
+        Action::Refuse,
+        Action::Trap,
+    ];
+
+    /// The action's name, in kebab case: the only place it is spelled.
+    ///
+    /// ```
+    /// assert_eq!(hush_core::Action::Absorb.as_str(), "absorb");
+    /// ```
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Patch => "patch",
+            Action::Drop => "drop",
+            Action::Absorb => "absorb",
+            Action::Refuse => "refuse",
+            Action::Trap => "trap",
+        }
+    }
+}
+
+spelled!(Action);
+
 /// The recorder's answer for one event.
 #[derive(Debug)]
 pub struct Outcome<'e> {
@@ -46,20 +76,6 @@ pub struct Outcome<'e> {
     pub why: Option<Why<KeyRef<'e>>>,
     /// How the write ended; `None` for an absorbed occurrence.
     pub write: Option<WriteStatus>,
-}
-
-/// Which timer fired.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
-pub enum TickKind {
-    /// Series heartbeat: open series patched with their counts.
-    Heartbeat,
-    /// Series finish check: idle series get their final count and are forgotten.
-    Finish,
-    /// Series cache full: the least recently seen open series gets its
-    /// final count before it is forgotten.
-    Evict,
 }
 
 /// A timer firing that wrote something.

@@ -4,36 +4,16 @@ use alloc::format;
 use alloc::string::String;
 
 use super::*;
+use crate::decision::stored_count;
 use crate::legacy::aggregator::COMBINED_PREFIX;
-use crate::model::event::{EventSource, ObjectReference};
-use crate::model::time::NANOS_PER_SECOND;
+use crate::testing::{at, kubelet_backoff, pod};
+use crate::write::memory::MemoryStore;
 use crate::write::sink::Sink;
-use crate::write::store::{MemoryStore, stored_count};
 use crate::write::writer::WriteStatus;
 
-fn at(secs: i64) -> Timestamp {
-    Timestamp::from_secs(1_714_557_600).plus_nanos(secs * NANOS_PER_SECOND)
-}
-
+/// The kubelet's BackOff about pod shop/`object`.
 fn backoff(object: &str) -> Event {
-    Event {
-        involved_object: ObjectReference {
-            kind: "Pod".into(),
-            namespace: "shop".into(),
-            name: object.into(),
-            uid: format!("uid-{object}"),
-            api_version: "v1".into(),
-            ..Default::default()
-        },
-        source: EventSource {
-            component: "kubelet".into(),
-            host: "node-1".into(),
-        },
-        type_: "Warning".into(),
-        reason: "BackOff".into(),
-        message: "Back-off restarting failed container".into(),
-        ..Default::default()
-    }
+    kubelet_backoff(pod("shop", object))
 }
 
 fn options(mode: Mode) -> Options {
@@ -190,7 +170,7 @@ fn rebuild_reports_a_failing_listing() {
         fn create(
             &mut self,
             _: &Event,
-        ) -> Result<crate::write::sink::Stored, crate::write::sink::SinkError> {
+        ) -> Result<crate::decision::Stored, crate::write::sink::SinkError> {
             unreachable!()
         }
         fn patch(
@@ -198,7 +178,7 @@ fn rebuild_reports_a_failing_listing() {
             _: &str,
             _: &str,
             _: &Patch,
-        ) -> Result<crate::write::sink::Stored, crate::write::sink::SinkError> {
+        ) -> Result<crate::decision::Stored, crate::write::sink::SinkError> {
             unreachable!()
         }
         fn list(&mut self, _: &str, _: &str) -> Result<Vec<Event>, crate::write::sink::SinkError> {
@@ -356,5 +336,18 @@ fn an_answer_that_comes_later_updates_what_the_next_write_carries() {
         let (_, third) = observe_detail(&mut recorder, "web-1", at(2));
         assert_eq!(third.metadata.name, first.metadata.name, "{mode:?}");
         assert_eq!(third.metadata.resource_version, "7", "{mode:?}");
+    }
+}
+
+#[test]
+fn every_action_has_its_own_name_and_reads_back() {
+    assert_eq!(
+        Action::NAMES,
+        ["create", "patch", "drop", "absorb", "refuse", "trap"]
+    );
+    for action in Action::ALL {
+        assert_eq!(Action::from_name(action.as_str()), Some(action));
+        let json = serde_json::to_string(&action).unwrap();
+        assert_eq!(serde_json::from_str::<Action>(&json).unwrap(), action);
     }
 }

@@ -4,11 +4,12 @@
 
 use alloc::string::{String, ToString};
 
-use super::{DropCause, Failure};
+use super::DropCause;
+use super::backoff::Failure;
+use crate::decision::{Patch, Stored};
 use crate::model::event::Event;
 use crate::model::stats::Stats;
-use crate::write::patch::Patch;
-use crate::write::sink::{Sink, SinkError, Stored};
+use crate::write::sink::{Sink, SinkError};
 
 /// What one attempt means.
 #[derive(Debug)]
@@ -32,7 +33,7 @@ pub(super) fn attempt(
 ) -> Attempt {
     let result = match patch {
         None => create_or_continue_series(event, sink, stats),
-        Some(patch) => match sink.patch(&event.metadata.namespace, &event.metadata.name, patch) {
+        Some(patch) => match patch_existing(event, patch, sink) {
             Err(SinkError::NotFound) => {
                 stats.sink_errors += 1;
                 match create(event, sink) {
@@ -48,12 +49,7 @@ pub(super) fn attempt(
                     other => other.map(|s| (s, true)),
                 }
             }
-            // A 409 to a patch is a conflict, not an existing event.
-            Err(SinkError::AlreadyExists) => Err(SinkError::Rejected {
-                status: 409,
-                message: "conflict".into(),
-            }),
-            other => other.map(|s| (s, false)),
+            other => other,
         },
     };
     match result {
@@ -75,16 +71,25 @@ fn create_or_continue_series(
     match (create(event, sink), &event.series) {
         (Err(SinkError::AlreadyExists), Some(series)) => {
             stats.sink_errors += 1;
-            let patch = Patch::Series(*series);
-            match sink.patch(&event.metadata.namespace, &event.metadata.name, &patch) {
-                Err(SinkError::AlreadyExists) => Err(SinkError::Rejected {
-                    status: 409,
-                    message: "conflict".into(),
-                }),
-                other => other.map(|s| (s, false)),
-            }
+            patch_existing(event, &Patch::Series(*series), sink)
         }
         (other, _) => other.map(|s| (s, true)),
+    }
+}
+
+/// Patches the stored `event` (stored, not created). A 409 to a patch is a
+/// conflict, not an existing event: a final rejection.
+fn patch_existing(
+    event: &Event,
+    patch: &Patch,
+    sink: &mut dyn Sink,
+) -> Result<(Stored, bool), SinkError> {
+    match sink.patch(&event.metadata.namespace, &event.metadata.name, patch) {
+        Err(SinkError::AlreadyExists) => Err(SinkError::Rejected {
+            status: 409,
+            message: "conflict".into(),
+        }),
+        other => other.map(|s| (s, false)),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::model::time::{NANOS_PER_SECOND, Timestamp};
 
 /// Why the sink is in backoff.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Failure {
+pub(super) enum Failure {
     /// 429: exponential backoff, Retry-After honoured.
     Throttled,
     /// 5xx: exponential backoff.
@@ -24,7 +24,7 @@ const RECONNECT_STEADY_SECONDS: i64 = 60;
 
 /// Whether the sink may be written to, or is paused after sink-wide failures.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Health {
+pub(super) enum Health {
     Healthy,
     /// `failures` consecutive answers of this kind; no write before `until`.
     Failing {

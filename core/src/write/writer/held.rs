@@ -1,29 +1,51 @@
 //! Held writes: the bounded queue of writes waiting for another attempt,
 //! one per target Event (a later write for the same Event takes the
-//! earlier one's place, since it carries the total count).
+//! earlier one's place, since it carries the total count), and where each
+//! stands in its retries ([`Retry`]).
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{DropCause, WriteOp, WriteStatus, Writer, count_dropped};
+use super::{DropCause, WriteStatus, Writer, count_dropped};
+use crate::decision::WriteOp;
 use crate::key::{KeyKind, KeyRef};
 use crate::model::event::Event;
 use crate::model::stats::Stats;
 use crate::model::time::Timestamp;
 
-/// A write waiting for another attempt.
+/// Where a write stands in its retries: what a held write keeps, and
+/// what an attempt that asks for another one settles to.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Held {
-    /// The write.
-    pub(crate) op: WriteOp,
+pub(super) struct Retry {
     /// Attempts that failed so far (of this write and of the writes for the
     /// same Event it replaced).
-    pub(crate) attempts: u32,
+    pub(super) attempts: u32,
     /// Not tried again before this instant: its own backoff after a failure
     /// of its own; a paused sink holds it longer.
-    pub(crate) retry_at: Timestamp,
+    pub(super) retry_at: Timestamp,
     /// The last failure, for the drop cause if it is given up.
-    pub(crate) error: String,
+    pub(super) error: String,
+}
+
+impl Retry {
+    /// A write never tried (the sink was paused, or an earlier write for
+    /// its Event is held), due at `now`.
+    pub(super) fn untried(now: Timestamp) -> Self {
+        Retry {
+            attempts: 0,
+            retry_at: now,
+            error: String::new(),
+        }
+    }
+}
+
+/// A write waiting for another attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Held {
+    /// The write.
+    pub(super) op: WriteOp,
+    /// Where it stands.
+    pub(super) retry: Retry,
 }
 
 /// The held queue's key for `event`: its namespace and name.
@@ -34,32 +56,25 @@ pub(super) fn target_key_of(event: &Event) -> Vec<u8> {
 }
 
 impl Writer {
-    /// Holds `op` after `attempts` failed attempts (0 if it was never tried
-    /// because the sink is paused), not to be tried before `retry_at`.
-    /// A held write for the same Event is replaced: the later write
-    /// supersedes it, as it carries the total count, and inherits its
-    /// attempts. A held create followed by a patch becomes the patch, whose
+    /// Holds `op`, standing at `retry`. A held write for the same Event is
+    /// replaced: the later write supersedes it, as it carries the total
+    /// count, and keeps the larger count of attempts and the later retry
+    /// instant. A held create followed by a patch becomes the patch, whose
     /// 404 fallback creates the patched event if the create never landed.
     /// Returns the status to report: held until the sink or the write is
     /// due, or dropped if the queue is full.
-    pub(super) fn hold(
-        &mut self,
-        op: WriteOp,
-        attempts: u32,
-        retry_at: Timestamp,
-        error: String,
-        stats: &mut Stats,
-    ) -> WriteStatus {
+    pub(super) fn hold(&mut self, op: WriteOp, retry: Retry, stats: &mut Stats) -> WriteStatus {
         let key = target_key_of(op.event());
         if let Some(slot) = self.held.peek_mut(&key) {
             slot.op = op;
-            slot.attempts = slot.attempts.max(attempts);
-            slot.retry_at = slot.retry_at.max(retry_at);
-            if !error.is_empty() {
-                slot.error = error;
+            let held = &mut slot.retry;
+            held.attempts = held.attempts.max(retry.attempts);
+            held.retry_at = held.retry_at.max(retry.retry_at);
+            if !retry.error.is_empty() {
+                held.error = retry.error;
             }
             stats.merged += 1;
-            let retry_at = slot.retry_at;
+            let retry_at = held.retry_at;
             return WriteStatus::Held {
                 retry_at: self.not_before(retry_at),
             };
@@ -67,15 +82,8 @@ impl Writer {
         if self.held.len() >= self.held.capacity().get() {
             return WriteStatus::Dropped(count_dropped(stats, DropCause::HeldQueueFull));
         }
-        self.held.insert_absent(
-            &key,
-            Held {
-                op,
-                attempts,
-                retry_at,
-                error,
-            },
-        );
+        let retry_at = retry.retry_at;
+        self.held.insert_absent(&key, Held { op, retry });
         stats.held_total += 1;
         WriteStatus::Held {
             retry_at: self.not_before(retry_at),
@@ -86,12 +94,15 @@ impl Writer {
     pub(super) fn oldest_due(&self, now: Timestamp) -> Option<Vec<u8>> {
         self.held
             .iter_oldest_first()
-            .find(|(_, h)| h.retry_at <= now)
+            .find(|(_, h)| h.retry.retry_at <= now)
             .map(|(key, _)| key.as_bytes().to_vec())
     }
 
     /// The earliest instant a held write may be tried, if any is held.
     pub(super) fn earliest_held(&self) -> Option<Timestamp> {
-        self.held.iter_oldest_first().map(|(_, h)| h.retry_at).min()
+        self.held
+            .iter_oldest_first()
+            .map(|(_, h)| h.retry.retry_at)
+            .min()
     }
 }

@@ -1,9 +1,9 @@
 //! The writer: client-go's `recordToSink` without sleeping.
 //!
-//! A write ([`op`](WriteOp)) is a create, or a patch that becomes a create
+//! A write ([`WriteOp`]) is a create, or a patch that becomes a create
 //! when the event is gone (404), resource version cleared (`attempt`). Its
-//! answer is final (written, or dropped with a cause naming the answer),
-//! or asks for another attempt, in one of two ways:
+//! answer is final (written, or dropped with a cause naming the answer:
+//! `status`), or asks for another attempt, in one of two ways:
 //!
 //! - a failure of this write alone (the sink's `failed`, a series create
 //!   race): the write is held with its own backoff while every other write
@@ -13,34 +13,37 @@
 //!   time, not one retry per event; a failed probe goes to the back of the
 //!   queue, so no one write monopolises the probing.
 //!
-//! Held writes wait in a bounded queue (`held`), one per Event: the later
-//! write for an Event replaces the earlier one, as it carries the total
-//! count. A write that has failed `max_write_attempts` times is dropped as
-//! given up (client-go tries 12 times); a sink-wide failure counts against
-//! the write tried only when it ends a healthy spell, so an outage of any
-//! length loses nothing while a write the sink fails alone is given up. Time is passed in; due retries run
-//! when the host next calls in.
+//! Held writes wait in a bounded queue (`held`), one per Event, each with
+//! where it stands in its retries: the later write for an Event replaces
+//! the earlier one, as it carries the total count. A write that has failed
+//! `max_write_attempts` times is dropped as given up (client-go tries 12
+//! times); a sink-wide failure counts against the write tried only when it
+//! ends a healthy spell, so an outage of any length loses nothing while a
+//! write the sink fails alone is given up. Time is passed in; due retries
+//! run when the host next calls in.
 
 mod attempt;
 mod backoff;
 mod held;
-mod op;
+#[cfg(feature = "snapshot")]
+mod snapshot;
+mod status;
 
-use alloc::string::String;
 use alloc::vec::Vec;
 use core::num::NonZeroUsize;
 
 use attempt::{Attempt, attempt};
-pub(crate) use backoff::{Failure, Health};
-pub(crate) use held::Held;
-pub use op::{DropCause, Request, WriteOp, WriteStatus};
+use backoff::Health;
+use held::{Held, Retry};
+pub use status::{DropCause, WriteStatus};
 
+use crate::decision::{Patch, Stored, WriteOp};
 use crate::lru::Lru;
 use crate::model::event::Event;
 use crate::model::options::{Options, nonzero};
 use crate::model::stats::Stats;
 use crate::model::time::Timestamp;
-use crate::write::sink::{Sink, Stored};
+use crate::write::sink::Sink;
 
 /// A held write retried by the writer, with how it ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,9 +57,9 @@ pub struct Retried {
 /// The held queue and the sink's health.
 #[derive(Debug)]
 pub(crate) struct Writer {
-    pub(crate) held: Lru<Held>,
-    pub(crate) health: Health,
-    pub(crate) rng: fastrand::Rng,
+    held: Lru<Held>,
+    health: Health,
+    rng: fastrand::Rng,
     /// Held writes retried since the last `take_retried`, oldest first.
     retried: Vec<Retried>,
     initial_nanos: i64,
@@ -68,12 +71,8 @@ pub(crate) struct Writer {
 enum Settled {
     /// Written or dropped: the write is done.
     Done(WriteStatus),
-    /// To be tried again, after `attempts` failures, not before `retry_at`.
-    Again {
-        attempts: u32,
-        retry_at: Timestamp,
-        error: String,
-    },
+    /// To be tried again, from where it now stands.
+    Again(Retry),
 }
 
 impl Writer {
@@ -95,6 +94,11 @@ impl Writer {
         self.held.capacity()
     }
 
+    /// Writes held now.
+    pub(crate) fn held_len(&self) -> usize {
+        self.held.len()
+    }
+
     /// Held writes retried since the last call, oldest first.
     pub(crate) fn take_retried(&mut self) -> Vec<Retried> {
         core::mem::take(&mut self.retried)
@@ -113,48 +117,46 @@ impl Writer {
         }
     }
 
-    /// Writes `request` now, or holds it: while the sink is paused, or
-    /// while an earlier write for the same Event is held (the later one
-    /// takes its place). Due retries run first. `done` sees every
-    /// successful write, to update correlator state.
+    /// Writes `event` (with `patch`, a patch of it) now, or holds it:
+    /// while the sink is paused, or while an earlier write for the same
+    /// Event is held (the later one takes its place). Due retries run
+    /// first. `done` sees every successful write, to update correlator
+    /// state. The write is copied only if it is held.
     pub(crate) fn submit(
         &mut self,
-        request: &Request<'_>,
+        event: &Event,
+        patch: Option<&Patch>,
         now: Timestamp,
         sink: &mut dyn Sink,
         stats: &mut Stats,
         done: &mut dyn FnMut(&Event, &Stored),
     ) -> WriteStatus {
         self.retry_due(now, sink, stats, done);
-        let waiting = !self.held.is_empty()
-            && self
-                .held
-                .peek(&held::target_key_of(&request.event))
-                .is_some();
+        let held = |retry| (WriteOp::new(event.clone(), patch.cloned()), retry);
+        let waiting =
+            !self.held.is_empty() && self.held.peek(&held::target_key_of(event)).is_some();
         if waiting || self.paused(now) {
-            return self.hold(request.clone().into_op(), 0, now, String::new(), stats);
+            let (op, retry) = held(Retry::untried(now));
+            return self.hold(op, retry, stats);
         }
         let mut attempts = 0;
         loop {
-            let answer = attempt(&request.event, request.patch.as_ref(), sink, stats);
-            match self.settle(answer, &mut attempts, now, stats) {
+            let answer = attempt(event, patch, sink, stats);
+            match self.settle(answer, attempts, now, stats) {
                 Settled::Done(status) => {
                     if let WriteStatus::Written(stored) = &status {
-                        done(&request.event, stored);
+                        done(event, stored);
                     }
                     return status;
                 }
                 // An unreachable sink is probed again at once, once.
-                Settled::Again { retry_at, .. } if retry_at <= now && !self.paused(now) => {
+                Settled::Again(retry) if retry.retry_at <= now && !self.paused(now) => {
+                    attempts = retry.attempts;
                     stats.retries += 1;
                 }
-                Settled::Again {
-                    attempts,
-                    retry_at,
-                    error,
-                } => {
-                    let op = request.clone().into_op();
-                    return self.hold(op, attempts, retry_at, error, stats);
+                Settled::Again(retry) => {
+                    let (op, retry) = held(retry);
+                    return self.hold(op, retry, stats);
                 }
             }
         }
@@ -179,8 +181,7 @@ impl Writer {
             };
             stats.retries += 1;
             let answer = attempt(held.op.event(), held.op.patch(), sink, stats);
-            let mut attempts = held.attempts;
-            match self.settle(answer, &mut attempts, now, stats) {
+            match self.settle(answer, held.retry.attempts, now, stats) {
                 Settled::Done(status) => {
                     let Some(held) = self.held.remove(&key) else {
                         return;
@@ -193,28 +194,23 @@ impl Writer {
                         status,
                     });
                 }
-                Settled::Again {
-                    attempts,
-                    retry_at,
-                    error,
-                } => {
+                Settled::Again(retry) => {
                     // `get_mut` makes it the newest: the back of the queue.
                     if let Some(held) = self.held.get_mut(&key) {
-                        held.attempts = attempts;
-                        held.retry_at = retry_at;
-                        held.error = error;
+                        held.retry = retry;
                     }
                 }
             }
         }
     }
 
-    /// Books one attempt's answer: the sink's health, the counters, and
-    /// whether the write is done or tried again (given up past the bound).
+    /// Books one attempt's answer for a write that had failed `attempts`
+    /// times before: the sink's health, the counters, and whether the write
+    /// is done or tried again (given up past the bound).
     fn settle(
         &mut self,
         answer: Attempt,
-        attempts: &mut u32,
+        mut attempts: u32,
         now: Timestamp,
         stats: &mut Stats,
     ) -> Settled {
@@ -234,8 +230,8 @@ impl Writer {
                 return Settled::Done(WriteStatus::Dropped(count_dropped(stats, cause)));
             }
             Attempt::RetryWrite(error) => {
-                *attempts += 1;
-                (self.write_retry_at(*attempts, now), error)
+                attempts += 1;
+                (self.write_retry_at(attempts, now), error)
             }
             Attempt::RetrySink(failure, retry_after, error) => {
                 // Only a failure that ends a healthy spell counts against
@@ -243,24 +239,21 @@ impl Writer {
                 // about it, but a write the sink fails while others pass is
                 // given up in the end.
                 if self.health == Health::Healthy {
-                    *attempts += 1;
+                    attempts += 1;
                 }
                 self.fail(failure, retry_after, now);
                 (now, error)
             }
         };
-        if *attempts >= self.max_attempts {
-            let cause = DropCause::GaveUp {
-                attempts: *attempts,
-                error,
-            };
+        if attempts >= self.max_attempts {
+            let cause = DropCause::GaveUp { attempts, error };
             return Settled::Done(WriteStatus::Dropped(count_dropped(stats, cause)));
         }
-        Settled::Again {
-            attempts: *attempts,
+        Settled::Again(Retry {
+            attempts,
             retry_at: self.not_before(retry_at),
             error,
-        }
+        })
     }
 
     /// When held writes will next be tried, if any are held.

@@ -195,16 +195,25 @@ impl Correlators {
                 false
             }
         });
-        let sink = StoreSink::new(self.tx.clone());
-        let state = usable.map(|s| s.state.clone());
-        let engine = ComponentEngine::new(
-            self.plugin.clone(),
-            &options,
-            HostClock::Virtual(Timestamp::EPOCH),
-            sink,
-            self.guards,
-            state,
-        )?;
+        let (plugin, tx, guards) = (self.plugin.clone(), self.tx.clone(), self.guards);
+        let engine = |state: Option<Vec<u8>>| {
+            let clock = HostClock::Virtual(Timestamp::EPOCH);
+            let sink = StoreSink::new(tx.clone());
+            ComponentEngine::new(plugin.clone(), &options, clock, sink, guards, state)
+        };
+        let (engine, usable) = match (engine(usable.map(|s| s.state.clone())), usable) {
+            (Ok(engine), usable) => (engine, usable),
+            // A snapshot the correlator refuses (its bytes changed since it
+            // was written) is no state to go on from: start empty, as when
+            // the options changed.
+            (Err(e), Some(_)) => {
+                self.warnings.push(format!(
+                    "the {mode:?} correlator's snapshot cannot be restored ({e}); it starts empty"
+                ));
+                (engine(None)?, None)
+            }
+            (Err(e), None) => return Err(e),
+        };
         let mut slot = Slot {
             mode,
             options,

@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use hush_core::write::store::stored_count;
+use hush_core::decision::stored_count;
 use hush_core::{Event, Patch, Sink, SinkError, Stored};
 
 use crate::serve::object::{EventObject, Meta};

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use hush_core::{Action, Mode, Rule};
+use hush_core::{Action, Mode};
 use hush_core::{DropCause, WriteStatus};
 use tokio::sync::{mpsc, oneshot};
 
@@ -227,33 +227,6 @@ pub fn spawn(
 
 /// The wall clock: what the writer stamps creations and expiry with.
 pub use crate::component::wall_clock as now;
-
-fn action_name(action: Action) -> &'static str {
-    match action {
-        Action::Create => "create",
-        Action::Patch => "patch",
-        Action::Drop => "drop",
-        Action::Absorb => "absorb",
-        Action::Refuse => "refuse",
-        Action::Trap => "trap",
-    }
-}
-
-/// A rule's name, as `hushd replay` prints it.
-pub fn rule_name(rule: Rule) -> &'static str {
-    match rule {
-        Rule::FirstSeen => "first-seen",
-        Rule::Repeat => "repeat",
-        Rule::Aggregated => "aggregated",
-        Rule::SpamFiltered => "spam-filtered",
-        Rule::Singleton => "singleton",
-        Rule::SeriesStart => "series-start",
-        Rule::SeriesRepeat => "series-repeat",
-        Rule::Heartbeat => "heartbeat",
-        Rule::Finish => "finish",
-        Rule::Evicted => "evicted",
-    }
-}
 
 fn tx_error(e: TxError) -> WriteError {
     match e {
@@ -580,8 +553,8 @@ impl Loop {
     fn correlated(&mut self, mode: Mode, observed: Observed) -> Answer {
         let d = &observed.decision;
         let decision = Decision {
-            action: action_name(d.action),
-            rule: d.why.as_ref().map_or("refused", |w| rule_name(w.rule)),
+            action: d.action.as_str(),
+            rule: d.why.as_ref().map_or("refused", |w| w.rule.as_str()),
             count: d.why.as_ref().map(|w| w.count),
         };
         if let Some(trap) = observed.trapped {

@@ -6,7 +6,7 @@
 //!
 //! Pure Rust: no JavaScript here.
 
-use hush_core::write::store::stored_count;
+use hush_core::decision::stored_count;
 use hush_core::{Event, Options, OptionsError, Timestamp};
 
 use crate::inputs::{Inputs, strings_of};

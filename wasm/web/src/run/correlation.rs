@@ -9,7 +9,7 @@
 //! Pure Rust: no JavaScript here.
 
 use hush_core::format::replay::{Native, Replay};
-use hush_core::write::store::MemoryStore;
+use hush_core::write::memory::MemoryStore;
 use hush_core::{Event, Mode, Options, OptionsError, Recorder, Stats, Timestamp};
 
 use super::decisions::Decisions;

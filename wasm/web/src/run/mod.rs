@@ -17,8 +17,8 @@ mod decisions;
 pub use correlation::Correlation;
 pub use decisions::{Decisions, NO_RULE, TickMark};
 
+use hush_core::decision::stored_count;
 use hush_core::format::replay::{Line, LineJson};
-use hush_core::write::store::stored_count;
 use hush_core::{Event, Mode, Stats};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
