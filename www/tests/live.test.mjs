@@ -48,9 +48,9 @@ function serve(listen = '127.0.0.1:0', database = db) {
   });
 }
 
-/** POSTs a core/v1 Event about pod `name` with `reason`; resolves to the answer's status. */
-async function post(url, name, reason) {
-  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+/** POSTs a core/v1 Event about pod `name` with `reason`, last seen `ago` ms ago; resolves to the answer's status. */
+async function post(url, name, reason, ago = 0) {
+  const now = new Date(Date.now() - ago).toISOString().replace(/\.\d+Z$/, 'Z');
   const event = {
     apiVersion: 'v1',
     kind: 'Event',
@@ -186,6 +186,10 @@ test('each flush correlates only its new events, every decision is hushd replay\
       await page.waitForTimeout(400);
       flushes++;
     }
+    // An Event last seen an hour ago arrives after newer ones: correlated late, and said so.
+    assert.ok((await post(server.url, 'late-1', 'Evicted', 3600_000)) < 300);
+    await page.waitForFunction(() => / · 1 late · /.test(document.querySelector('#live-status').textContent), null, { timeout: 15_000 });
+    assert.match(await page.textContent('#status'), /, 1 arrived late · /);
     // The deleted Event leaves the page.
     const gone = list.items.find((e) => e.involvedObject.name === 'gone-1');
     assert.ok(gone, 'gone-1 was listed');
