@@ -13,7 +13,8 @@ import { actionWords, keyFields, ruleSentence, spamKeyFields } from './why';
 /** What the panel asks the worker for. */
 export interface DetailSource {
   explain(input: number): Promise<{ decision: Decision; raw: string }>;
-  stored(index: number): Promise<unknown>;
+  /** The stored event as the API server holds it, and the events (not deleted) that went into it, by time. */
+  stored(index: number): Promise<{ event: unknown; inputs: Uint32Array }>;
 }
 
 export class Detail {
@@ -46,22 +47,21 @@ export class Detail {
 
   private async storedHtml(layout: Layout, view: RunView, i: number, source: DetailSource): Promise<string> {
     const st = view.run.stored;
-    const str = (ids: Uint32Array) => esc(st.strings[ids[i]]);
-    const { offsets, items } = view.storedInputs;
-    const inputs = items.subarray(offsets[i], offsets[i + 1]);
+    const str = (ids: Uint32Array) => esc(st.strings.get(ids[i]));
+    const { event, inputs } = await source.stored(i);
     const byAction = new Map<string, number>();
     for (const j of inputs) {
       const label = view.run.labels[view.run.action[j]];
       byAction.set(label, (byAction.get(label) ?? 0) + 1);
     }
     const last = inputs.length > 0 ? inputs[inputs.length - 1] : -1;
-    const [event, latest] = await Promise.all([source.stored(i), last >= 0 ? source.explain(last) : Promise.resolve(null)]);
-    const type = st.strings[st.type[i]];
-    const combined = st.strings[st.message[i]].startsWith('(combined from similar events)');
+    const latest = last >= 0 ? await source.explain(last) : null;
+    const type = st.strings.get(st.type[i]);
+    const combined = st.strings.get(st.message[i]).startsWith('(combined from similar events)');
     const breakdown = [...byAction.entries()].map(([a, n]) => `<li>${count(n)} ${esc(actionWords(a))}</li>`).join('');
-    const firstDrop = inputs.find((j) => view.acts[j] === Act.Drop);
+    const firstDrop = inputs.find((j: number) => view.acts[j] === Act.Drop);
     return `<h2>${typeBadge(type)} ${str(st.reason)}</h2>
-      <p class="subject">${esc(st.strings[st.kind[i]].toLowerCase())}/${str(st.name)}${st.strings[st.namespace[i]] ? ` <span class="muted">in ${str(st.namespace)}</span>` : ''}</p>
+      <p class="subject">${esc(st.strings.get(st.kind[i]).toLowerCase())}/${str(st.name)}${st.strings.get(st.namespace[i]) ? ` <span class="muted">in ${str(st.namespace)}</span>` : ''}</p>
       <dl class="facts">
         <dt>Stored as</dt><dd><code>${str(st.eventNamespace)}/${str(st.eventName)}</code></dd>
         <dt>Count</dt><dd data-field="count">${count(st.count[i])}${st.series[i] ? ' (series)' : ''}${combined ? ' · combined from similar events' : ''}</dd>
@@ -79,7 +79,7 @@ export class Detail {
 
   private async inputHtml(layout: Layout, view: RunView, i: number, source: DetailSource): Promise<string> {
     const f = layout.facts;
-    const str = (ids: Uint32Array) => esc(f.strings[ids[i]]);
+    const str = (ids: Uint32Array) => esc(layout.strings.get(ids[i]));
     const { decision, raw } = await source.explain(i);
     let pretty = raw;
     try {
@@ -88,16 +88,19 @@ export class Detail {
       // Shown as it was.
     }
     const target = decision.stored;
-    return `<h2>${typeBadge(f.strings[f.type[i]])} ${str(f.reason)}</h2>
-      <p class="subject">${esc(f.strings[f.kind[i]].toLowerCase())}/${str(f.name)}${f.strings[f.namespace[i]] ? ` <span class="muted">in ${str(f.namespace)}</span>` : ''}</p>
+    const late = decision.late
+      ? `<dt>Arrived late</dt><dd data-field="late">observed before an event already correlated: correlated when it arrived, at its own instant (as <code>hushd replay</code> reads a stream in this order)</dd>`
+      : '';
+    return `<h2>${typeBadge(layout.strings.get(f.type[i]))} ${str(f.reason)}</h2>
+      <p class="subject">${esc(layout.strings.get(f.kind[i]).toLowerCase())}/${str(f.name)}${layout.strings.get(f.namespace[i]) ? ` <span class="muted">in ${str(f.namespace)}</span>` : ''}</p>
       <dl class="facts">
-        <dt>Observed</dt><dd>${utc(f.at[i])}</dd>
+        <dt>Observed</dt><dd>${utc(f.at[i])}</dd>${late}
         <dt>Decision</dt><dd data-field="action">${esc(actionWords(decision.action))}</dd>
         <dt>Counted in</dt><dd>${target >= 0 ? `<button type="button" class="link" data-select="stored:${target}">the stored event (count ${count(view.run.stored.count[target])})</button>` : 'an event that was never stored'}</dd>
         <dt>Message</dt><dd>${str(f.message)}</dd>
       </dl>
       <h3>Why</h3>${whyHtml(decision)}
-      <details open><summary>The input object, as in the file</summary><pre class="json">${esc(pretty)}</pre></details>`;
+      <details open><summary>The input object, as read</summary><pre class="json">${esc(pretty)}</pre></details>`;
   }
 }
 

@@ -20,29 +20,32 @@ export function sameSelection(a: Selection, b: Selection): boolean {
 /** The group key of a namespace, or of a kind within it. */
 export const groupKey = (namespace: string, kind?: string) => (kind === undefined ? `ns:${namespace}` : `kind:${namespace}/${kind}`);
 
-/** Entries for the rows `kept` keeps; groups in `collapsed` show their header only. */
+/** Entries for the rows `kept` keeps, in display order; groups in `collapsed` show their header only. */
 export function entries(layout: Layout, kept: Kept, collapsed: Set<string>): Entry[] {
   const out: Entry[] = [];
-  const rows = layout.rows;
+  const { rows, strings } = layout;
+  const order = rows.order;
   let i = 0;
-  while (i < rows.length) {
-    const ns = rows[i].namespace;
+  while (i < order.length) {
+    const nsId = rows.namespace[order[i]];
     let end = i;
-    while (end < rows.length && rows[end].namespace === ns) end++;
-    const nsRows = [...range(i, end)].filter((r) => kept.rows[r]);
+    while (end < order.length && rows.namespace[order[end]] === nsId) end++;
+    const nsRows: number[] = [];
+    for (let j = i; j < end; j++) if (kept.rows[order[j]]) nsRows.push(order[j]);
     if (nsRows.length > 0) {
+      const ns = strings.get(nsId);
       const nsCollapsed = collapsed.has(groupKey(ns));
-      out.push({ kind: 'namespace', namespace: ns, objects: objects(layout, nsRows), collapsed: nsCollapsed });
+      out.push({ kind: 'namespace', namespace: ns, objects: objects(layout, nsRows, 0, nsRows.length), collapsed: nsCollapsed });
       if (!nsCollapsed) {
         let j = 0;
         while (j < nsRows.length) {
-          const kind = rows[nsRows[j]].kind;
+          const kindId = rows.kind[nsRows[j]];
           let k = j;
-          while (k < nsRows.length && rows[nsRows[k]].kind === kind) k++;
-          const kindRows = nsRows.slice(j, k);
+          while (k < nsRows.length && rows.kind[nsRows[k]] === kindId) k++;
+          const kind = strings.get(kindId);
           const kindCollapsed = collapsed.has(groupKey(ns, kind));
-          out.push({ kind: 'kind', namespace: ns, objectKind: kind, objects: objects(layout, kindRows), collapsed: kindCollapsed });
-          if (!kindCollapsed) for (const row of kindRows) out.push({ kind: 'row', row });
+          out.push({ kind: 'kind', namespace: ns, objectKind: kind, objects: objects(layout, nsRows, j, k), collapsed: kindCollapsed });
+          if (!kindCollapsed) for (let r = j; r < k; r++) out.push({ kind: 'row', row: nsRows[r] });
           j = k;
         }
       }
@@ -52,12 +55,12 @@ export function entries(layout: Layout, kept: Kept, collapsed: Set<string>): Ent
   return out;
 }
 
-function* range(from: number, to: number): Generator<number> {
-  for (let i = from; i < to; i++) yield i;
-}
-
-function objects(layout: Layout, rows: number[]): number {
-  return new Set(rows.map((r) => layout.rows[r].name)).size;
+/** Distinct objects among `rows[from..to)` (rows of one object are next to each other). */
+function objects(layout: Layout, rows: number[], from: number, to: number): number {
+  const { kind, name } = layout.rows;
+  let n = 0;
+  for (let j = from; j < to; j++) if (j === from || kind[rows[j]] !== kind[rows[j - 1]] || name[rows[j]] !== name[rows[j - 1]]) n++;
+  return n;
 }
 
 /** One selectable thing in a row, at its time. */
@@ -73,7 +76,7 @@ export interface Item {
 export function items(layout: Layout, view: RunView, kept: Kept, row: number): Item[] {
   const out: Item[] = [];
   const { offsets, items: stored } = view.rowStored;
-  for (let j = offsets[row]; j < offsets[row + 1]; j++) {
+  for (let j = offsets[row] ?? 0; j < (offsets[row + 1] ?? 0); j++) {
     const s = stored[j];
     if (kept.stored[s]) out.push({ selection: { kind: 'stored', index: s }, at: view.run.stored.first[s] });
   }
@@ -81,7 +84,7 @@ export function items(layout: Layout, view: RunView, kept: Kept, row: number): I
   for (let j = inputs.offsets[row]; j < inputs.offsets[row + 1]; j++) {
     const i = inputs.items[j];
     const act = view.acts[i];
-    if (kept.inputs[i] && isMark(act)) out.push({ selection: { kind: 'input', index: i }, at: layout.facts.at[i] });
+    if (kept.inputs[i] && !layout.facts.removed[i] && isMark(act)) out.push({ selection: { kind: 'input', index: i }, at: layout.facts.at[i] });
   }
   return out.sort((a, b) => a.at - b.at);
 }
@@ -89,5 +92,5 @@ export function items(layout: Layout, view: RunView, kept: Kept, row: number): I
 /** The row a selection is in (-1 if none). */
 export function rowOf(layout: Layout, view: RunView, selection: Selection): number {
   if (!selection) return -1;
-  return selection.kind === 'stored' ? view.storedRow[selection.index] : layout.inputRow[selection.index];
+  return selection.kind === 'stored' ? view.storedRow[selection.index] : layout.facts.row[selection.index];
 }

@@ -3,8 +3,8 @@
 // Changes apply as you type; Escape in a field clears it.
 
 import { count, escapeHtml } from './format';
-import { type Filter, choices, noFilter } from './model';
-import type { Facts } from './protocol';
+import { type Filter, noFilter } from './model';
+import type { Frame } from './protocol';
 
 const SELECTS: { field: keyof Filter; label: string; column: 'namespace' | 'kind' | 'type' | 'reason' | 'component' }[] = [
   { field: 'namespace', label: 'Namespace', column: 'namespace' },
@@ -54,11 +54,11 @@ export class Filters {
     }
   }
 
-  /** Fills the choices from a recording, keeping `current` selectable. */
-  setChoices(facts: Facts, current: Filter): void {
+  /** Fills the choices (the recording's values, most frequent first), keeping `current` selectable. */
+  setChoices(choices: NonNullable<Frame['choices']>, current: Filter): void {
     for (const s of SELECTS) {
       const select = this.form.elements.namedItem(s.field) as HTMLSelectElement;
-      const values = choices(facts, s.column);
+      const values = [...choices[s.column]];
       const want = current[s.field];
       if (want && !values.includes(want)) values.unshift(want);
       select.innerHTML = `<option value="">all</option>${values.map((v) => `<option>${escapeHtml(v)}</option>`).join('')}`;

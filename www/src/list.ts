@@ -9,9 +9,6 @@ import type { Kept, RunView } from './model';
 
 const ROW = 24;
 
-/** Text order for sorting (a collator is much faster than localeCompare on thousands of rows). */
-const collate = new Intl.Collator('en', { numeric: true }).compare;
-
 /** hush-web's "no instant" (i64::MIN). */
 const NONE = -(2n ** 63n);
 
@@ -40,7 +37,7 @@ export class List {
   private spacer: HTMLElement;
   private rowsBox: HTMLElement;
   private view: RunView | null = null;
-  private order = new Uint32Array(0);
+  private order: Uint32Array = new Uint32Array(0);
   private selected = -1;
   /** The instant ages are counted from, ns (the recording's end, or now when live). */
   private now = 0n;
@@ -57,8 +54,9 @@ export class List {
       const column = (e.target as HTMLElement).closest('button')?.dataset.column as Column | undefined;
       if (!column) return;
       this.sort = { column, descending: this.sort.column === column ? !this.sort.descending : column === 'last' || column === 'count' };
+      this.showSort();
+      // The worker sorts (the order comes back with the next frame).
       this.events.sort(this.sort);
-      this.refresh();
     });
     this.body.addEventListener('scroll', () => this.render());
     new ResizeObserver(() => this.render()).observe(this.body);
@@ -69,12 +67,11 @@ export class List {
     element.addEventListener('keydown', (e) => this.key(e));
   }
 
-  setData(view: RunView, kept: Kept, now: bigint, selection: Selection): void {
+  /** Shows the kept stored events of `view` in its order (the worker's, by this list's sort). */
+  setData(view: RunView, _kept: Kept, now: bigint, selection: Selection): void {
     this.view = view;
     this.now = now;
-    const rows: number[] = [];
-    for (let i = 0; i < kept.stored.length; i++) if (kept.stored[i]) rows.push(i);
-    this.order = Uint32Array.from(rows);
+    this.order = view.order;
     this.selected = selection?.kind === 'stored' ? selection.index : -1;
     this.refresh();
   }
@@ -90,37 +87,17 @@ export class List {
     return this.order;
   }
 
-  private refresh(): void {
-    const view = this.view;
-    if (!view) return;
-    const st = view.run.stored;
-    const s = (ids: Uint32Array) => (i: number) => st.strings[ids[i]];
-    const text: Record<Column, (i: number) => string | number | bigint> = {
-      namespace: s(st.eventNamespace),
-      last: (i) => st.lastNanos[i],
-      type: s(st.type),
-      reason: s(st.reason),
-      object: (i) => `${st.strings[st.kind[i]].toLowerCase()}/${st.strings[st.name[i]]}`,
-      count: (i) => st.count[i],
-      message: s(st.message),
-      first: (i) => st.firstNanos[i],
-      source: s(st.component),
-    };
-    const key = text[this.sort.column];
-    const sign = this.sort.descending ? -1 : 1;
-    const cmp = (a: number, b: number) => {
-      const x = key(a);
-      const y = key(b);
-      const c = typeof x === 'string' ? collate(x, y as string) : x < (y as bigint) ? -1 : x > (y as bigint) ? 1 : 0;
-      // Ties: the store's order (namespace, name), as hushd's table.
-      return c !== 0 && !Number.isNaN(c) ? sign * c : a - b;
-    };
-    this.order.sort(cmp);
+  private showSort(): void {
     for (const h of this.head.querySelectorAll<HTMLElement>('[role=columnheader]')) {
       const column = h.querySelector('button')!.dataset.column;
       h.setAttribute('aria-sort', column === this.sort.column ? (this.sort.descending ? 'descending' : 'ascending') : 'none');
       h.querySelector('.sort-mark')!.textContent = column === this.sort.column ? (this.sort.descending ? ' ▼' : ' ▲') : '';
     }
+  }
+
+  private refresh(): void {
+    if (!this.view) return;
+    this.showSort();
     this.element.setAttribute('aria-rowcount', String(this.order.length + 1));
     this.spacer.style.height = `${this.order.length * ROW}px`;
     this.render();
@@ -137,15 +114,15 @@ export class List {
     const html: string[] = [];
     for (let r = first; r < last; r++) {
       const i = this.order[r];
-      const str = (ids: Uint32Array) => escape(st.strings[ids[i]]);
-      const type = st.strings[st.type[i]];
+      const str = (ids: Uint32Array) => escape(st.strings.get(ids[i]));
+      const type = st.strings.get(st.type[i]);
       html.push(
         `<div role="row" class="list-row${i === this.selected ? ' selected' : ''}" aria-rowindex="${r + 2}" aria-selected="${i === this.selected}" data-stored="${i}">` +
           `<div role="gridcell" class="c-namespace">${str(st.eventNamespace)}</div>` +
           `<div role="gridcell" class="c-last" title="${utc(st.last[i])}">${this.age(st.lastNanos[i])}</div>` +
           `<div role="gridcell" class="c-type"><span class="type type-${type === 'Warning' ? 'warning' : 'normal'}">${escape(type)}</span></div>` +
           `<div role="gridcell" class="c-reason">${str(st.reason)}</div>` +
-          `<div role="gridcell" class="c-object">${escape(st.strings[st.kind[i]].toLowerCase())}/${str(st.name)}</div>` +
+          `<div role="gridcell" class="c-object">${escape(st.strings.get(st.kind[i]).toLowerCase())}/${str(st.name)}</div>` +
           `<div role="gridcell" class="c-count">${count(st.count[i])}</div>` +
           `<div role="gridcell" class="c-message" title="${str(st.message)}">${str(st.message)}</div>` +
           `<div role="gridcell" class="c-first" title="${utc(st.first[i])}">${this.age(st.firstNanos[i])}</div>` +

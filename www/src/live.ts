@@ -1,12 +1,17 @@
 // A live connection to `hushd serve` (or any Kubernetes API server that
 // allows it): list the core/v1 events (pages of 500), then watch from the
-// list's resourceVersion. Every ADDED or MODIFIED object is one more
-// observation of that event, correlated in the browser at its last-seen
-// time. When the stream ends or fails the connection is retried at once,
-// then after 1, 2, 4 … 64 s, then every 60 s; the status line says which.
-// A watch answered "410 Gone" (its resourceVersion expired) lists again.
+// list's resourceVersion. The bodies go to the worker as bytes: it reads
+// them (every listed item and every ADDED or MODIFIED object is one more
+// observation of that Event, a DELETED one removes its observations) and
+// correlates only what is new. When the stream ends or fails the connection
+// is retried at once, then after 1, 2, 4 … 64 s, then every 60 s; the
+// status line says which. A watch answered "410 Gone" (its resourceVersion
+// expired) lists again. A 401 asks for a token (auth.ts); a 403 stops and
+// shows the server's message.
 
+import { Auth, Forbidden, Unauthorized, statusMessage } from './auth';
 import { count } from './format';
+import type { Listed, Watched } from './protocol';
 
 /** Delays before reconnect attempts: at once, then doubling to 64 s, then every 60 s. */
 export function reconnectDelay(attempt: number): number {
@@ -14,38 +19,42 @@ export function reconnectDelay(attempt: number): number {
   return attempt <= 7 ? 1000 * 2 ** (attempt - 1) : 60_000;
 }
 
+/** Where the bodies go (the worker), and what it says of them. */
 export interface LiveEvents {
-  /** A new list replaces what was shown. */
-  reset(): void;
-  /** JSON Lines of observations: the list's (`append` false) or the watch's. */
-  events(bytes: ArrayBuffer, append: boolean): Promise<void>;
-}
-
-interface KubeEvent {
-  metadata?: { resourceVersion?: string; creationTimestamp?: string };
-  series?: { lastObservedTime?: string };
-  lastTimestamp?: string | null;
-  deprecatedLastTimestamp?: string | null;
-  eventTime?: string | null;
-  firstTimestamp?: string | null;
-  [field: string]: unknown;
-}
-
-/** The instant an object from the API was last seen, as hush's `at`. */
-function observedAt(e: KubeEvent): string {
-  return e.series?.lastObservedTime ?? e.lastTimestamp ?? e.deprecatedLastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? new Date().toISOString();
-}
-
-function encode(events: KubeEvent[]): ArrayBuffer {
-  const text = events.map((e) => JSON.stringify({ ...e, at: observedAt(e) })).join('\n') + '\n';
-  return new TextEncoder().encode(text).buffer as ArrayBuffer;
+  /** One page of the list; `first` starts a new recording. */
+  listPage(bytes: ArrayBuffer, first: boolean): Promise<Listed>;
+  /** The list is whole: its events are correlated, in time order. */
+  listDone(): Promise<void>;
+  /** Whole lines of the watch. */
+  watch(bytes: ArrayBuffer): Promise<Watched>;
+  /** Events in the recording now (not deleted), and late ones. */
+  counts(): { inputs: number; late: number; removed: number };
 }
 
 class Gone extends Error {}
 
+/** The bytes up to and including the last newline of `pending + chunk`, and the rest. */
+export function wholeLines(pending: Uint8Array, chunk: Uint8Array): [Uint8Array | null, Uint8Array] {
+  const joined = concat([pending, chunk]);
+  const end = joined.lastIndexOf(10);
+  if (end < 0) return [null, joined];
+  return [joined.slice(0, end + 1), joined.slice(end + 1)];
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /**
- * Batches items for a slow `send` (the worker's replay of the whole
- * recording) with at most one send in flight: items pushed meanwhile grow
+ * Batches items for a slow `send` (the worker reading and correlating a
+ * batch) with at most one send in flight: items pushed meanwhile grow
  * the next batch, sent as soon as the one in flight ends. A failed send
  * stops the sending; its error is `failed`.
  */
@@ -89,13 +98,12 @@ export class Live {
   private abort: AbortController | null = null;
   private timer = 0;
   private attempt = 0;
-  private received = 0;
   private resourceVersion = '';
   private dialog: HTMLDialogElement;
   url = '';
   onConnect: (url: string) => void = () => {};
 
-  constructor(private status: HTMLElement, private events: LiveEvents) {
+  constructor(private status: HTMLElement, private events: LiveEvents, private auth: Auth) {
     this.dialog = document.querySelector('#connect-dialog')!;
     this.dialog.querySelector('form')!.addEventListener('submit', (e) => {
       const button = (e as SubmitEvent).submitter as HTMLButtonElement | null;
@@ -117,7 +125,6 @@ export class Live {
     this.disconnect();
     this.url = url.replace(/\/+$/, '');
     this.attempt = 0;
-    this.received = 0;
     this.resourceVersion = '';
     this.onConnect(this.url);
     this.run();
@@ -131,7 +138,7 @@ export class Live {
     this.url = '';
   }
 
-  private show(text: string, state: 'connecting' | 'live' | 'retrying' | 'idle'): void {
+  private show(text: string, state: 'connecting' | 'live' | 'retrying' | 'idle' | 'forbidden' | 'unauthorized'): void {
     this.status.textContent = text;
     this.status.dataset.state = state;
     this.status.hidden = state === 'idle' && !text;
@@ -147,6 +154,15 @@ export class Live {
       this.attempt = 0;
     } catch (e) {
       if (abort.signal.aborted) return;
+      if (e instanceof Forbidden) {
+        // Asking again would get the same answer: stop, and say why.
+        this.show(`${this.url}: forbidden: ${e.message}`, 'forbidden');
+        return;
+      }
+      if (e instanceof Unauthorized) {
+        this.show(`${this.url}: unauthorized (no token given): ${e.message}`, 'unauthorized');
+        return;
+      }
       if (e instanceof Gone) {
         this.resourceVersion = '';
         this.attempt = 0;
@@ -168,45 +184,64 @@ export class Live {
     window.setTimeout(() => this.countdown(until), 1000);
   }
 
+  /** Throws what an answer that is not a success means: 403 Forbidden, else an error naming `what`. */
+  private async check(response: Response, what: string): Promise<void> {
+    if (response.ok) return;
+    const message = await statusMessage(response);
+    if (response.status === 403) throw new Forbidden(message);
+    throw new Error(`${what}: HTTP ${response.status}: ${message}`);
+  }
+
   private async list(signal: AbortSignal): Promise<void> {
     this.show(`${this.url}: listing events…`, 'connecting');
-    const items: KubeEvent[] = [];
     let token = '';
+    let first = true;
     let resourceVersion = '';
+    let listed = 0;
     do {
-      const response = await fetch(`${this.url}/api/v1/events?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, { signal, headers: { Accept: 'application/json' } });
+      const response = await this.auth.fetch(`${this.url}/api/v1/events?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`, { signal, headers: { Accept: 'application/json' } });
       if (response.status === 410) {
+        // The continue token expired: list again from the start.
         token = '';
-        items.length = 0;
+        first = true;
+        listed = 0;
         continue;
       }
-      if (!response.ok) throw new Error(`list: HTTP ${response.status}`);
-      const page = (await response.json()) as { items?: KubeEvent[]; metadata?: { resourceVersion?: string; continue?: string } };
-      items.push(...(page.items ?? []));
-      token = page.metadata?.continue ?? '';
-      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+      await this.check(response, 'list');
+      const page = await this.events.listPage(await response.arrayBuffer(), first);
+      first = false;
+      listed += page.items;
+      token = page.continue;
+      resourceVersion = page.resourceVersion || resourceVersion;
+      this.show(`${this.url}: listing events… ${count(listed)}`, 'connecting');
     } while (token);
+    await this.events.listDone();
     this.resourceVersion = resourceVersion;
-    this.received = items.length;
-    this.events.reset();
-    await this.events.events(encode(items), false);
   }
 
   private async watch(signal: AbortSignal): Promise<void> {
     const url = `${this.url}/api/v1/events?watch=true&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(this.resourceVersion)}`;
-    const response = await fetch(url, { signal, headers: { Accept: 'application/json' } });
+    const response = await this.auth.fetch(url, { signal, headers: { Accept: 'application/json' } });
     if (response.status === 410) throw new Gone();
-    if (!response.ok || !response.body) throw new Error(`watch: HTTP ${response.status}`);
+    await this.check(response, 'watch');
+    if (!response.body) throw new Error('watch: no body');
     this.attempt = 0;
     this.status.title = '';
     this.showLive();
-    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = '';
-    // Each flush replays the whole recording in the worker, which can take
-    // longer than a tick: the batcher runs at most one at a time. A failed
-    // flush stops the watch; its events are not in the recording, so the
-    // retry lists again from scratch.
-    const batch = new Batcher<KubeEvent>((events) => this.events.events(encode(events), true));
+    const reader = response.body.getReader();
+    let pending: Uint8Array = new Uint8Array(0);
+    // The worker reads and correlates one batch at a time: lines that
+    // arrive meanwhile grow the next batch. A failed batch stops the watch;
+    // what it held is not in the recording, so the retry lists again.
+    const batch = new Batcher<Uint8Array>(async (parts) => {
+      const watched = await this.events.watch(concat(parts).slice().buffer as ArrayBuffer);
+      if (watched.resourceVersion) this.resourceVersion = watched.resourceVersion;
+      this.showLive();
+      if (watched.error) {
+        if (watched.error.code === 410) throw new Gone();
+        throw new Error(`watch: ${watched.error.message || watched.error.reason || 'error'}`);
+      }
+    });
     const rethrow = () => {
       if (!batch.failed) return;
       this.resourceVersion = '';
@@ -218,25 +253,9 @@ export class Live {
         const { value, done } = await reader.read();
         rethrow();
         if (done) break;
-        buffered += value;
-        let newline: number;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline).trim();
-          buffered = buffered.slice(newline + 1);
-          if (!line) continue;
-          const change = JSON.parse(line) as { type: string; object: KubeEvent & { code?: number } };
-          const rv = change.object?.metadata?.resourceVersion;
-          if (change.type === 'ERROR') {
-            if (change.object.code === 410) throw new Gone();
-            throw new Error(`watch: ${String(change.object.message ?? 'error')}`);
-          }
-          if (rv) this.resourceVersion = rv;
-          if (change.type === 'ADDED' || change.type === 'MODIFIED') {
-            batch.push(change.object);
-            this.received++;
-            this.showLive();
-          }
-        }
+        const [lines, rest] = wholeLines(pending, value);
+        pending = rest;
+        if (lines) batch.push(lines);
       }
     } finally {
       clearInterval(interval);
@@ -246,6 +265,8 @@ export class Live {
   }
 
   private showLive(): void {
-    this.show(`● Live: ${this.url} · ${count(this.received)} events · resourceVersion ${this.resourceVersion}`, 'live');
+    const { inputs, late, removed } = this.events.counts();
+    const extra = `${late ? ` · ${count(late)} late` : ''}${removed ? ` · ${count(removed)} deleted` : ''}`;
+    this.show(`● Live: ${this.url} · ${count(inputs)} events${extra} · resourceVersion ${this.resourceVersion}`, 'live');
   }
 }

@@ -1,6 +1,6 @@
 // The dashboard: wires the sources, the worker, the views and the URL.
-// The worker reads and correlates; this thread keeps typed-array indexes
-// and draws.
+// The worker reads, correlates and indexes; this thread applies its frames
+// (mirror.ts), draws, and asks it for more.
 
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -9,11 +9,13 @@ import { Detail } from './detail';
 import { count } from './format';
 import { Filters } from './filters';
 import { List } from './list';
+import { Auth } from './auth';
 import { Live } from './live';
-import { type Kept, type Layout, type RunView, fates, keep, layout as buildLayout, runView } from './model';
+import { Mirror } from './mirror';
+import { type Kept, type Layout, type RunView, row as layoutRow, rowName } from './model';
 import { Overview } from './overview';
 import { palette } from './paint';
-import type { BadRecord, Options, Reply, Request, RunColumns, Which } from './protocol';
+import type { BadRecord, Frame, Options, Reply, Request, ViewSettings, Which } from './protocol';
 import { SAMPLES, type Loaded, fileSources, loadSample } from './sources';
 import { initTheme } from './theme';
 import { Timeline } from './timeline';
@@ -29,6 +31,8 @@ const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'modu
 const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 let nextId = 1;
 worker.onmessage = (e: MessageEvent<Reply>) => {
+  // Frames are applied here, in the order the worker built them, whoever waits.
+  if (e.data.kind === 'frame') received(e.data.frame);
   const waiter = pending.get(e.data.id);
   pending.delete(e.data.id);
   if (!waiter) return;
@@ -51,14 +55,18 @@ function ask<K extends Reply['kind']>(request: Unsent, transfer: Transferable[] 
 
 let state: ViewState = readState(location.hash);
 let defaults: Required<Options>;
+const mirror = new Mirror();
 let data: {
   layout: Layout;
   views: Record<Which, RunView | null>;
   name: string;
   live: boolean;
 } | null = null;
+let source = { name: '', live: false };
 let kept: Kept | null = null;
 let replaySerial = 0;
+/** Events the baseline correlated since the source was opened (each once, however many flushes). */
+let correlated = 0;
 
 const status = $('#status');
 const announce = $('#announce');
@@ -72,26 +80,54 @@ const timeline = new Timeline($('#timeline'), {
   },
 });
 const overview = new Overview($('#overview'), (from, to) => timeline.setRange(from, to));
+// The overview's bars are counted by the worker: ask again when as many no longer fit.
+let bins = 0;
+new ResizeObserver(() => {
+  if (overview.bins !== bins && mirror.ready) askView();
+  bins = overview.bins;
+}).observe($('#overview'));
 const list = new List($('#list'), state.sort, {
   select: (s) => select(s, 'list'),
   sort: (sort) => {
     state.sort = sort;
     saveState();
+    askView();
   },
 });
 const detail = new Detail($('#detail'), (s) => select(s, 'detail'));
 const filters = new Filters($('#filters'), (filter) => {
   state.filter = filter;
   state.selection = null;
-  refresh();
+  askView();
 });
 let whatif: WhatIf;
-const live: Live = new Live($('#live-status'), {
-  reset: () => {
-    data = null;
+const auth = new Auth($<HTMLDialogElement>('#token-dialog'));
+const live: Live = new Live(
+  $('#live-status'),
+  {
+    listPage: async (bytes, first) => {
+      if (first) {
+        source = { name: live.url, live: true };
+        correlated = 0;
+      }
+      const base: Options = { mode: state.mode };
+      const same = Object.keys(state.whatif).length === 0;
+      const view = viewSettings();
+      return (await ask<'listed'>({ kind: 'listPage', bytes, first, base, whatif: same ? null : { ...base, ...state.whatif }, view }, [bytes])).listed;
+    },
+    listDone: async () => {
+      const reply = await ask<'frame'>({ kind: 'listDone' });
+      showStatus(reply, live.url);
+    },
+    watch: async (bytes) => {
+      const reply = await ask<'frame'>({ kind: 'watch', bytes }, [bytes]);
+      showStatus(reply, live.url);
+      return reply.watched!;
+    },
+    counts: () => (mirror.ready ? mirror.counts : { inputs: 0, late: 0, removed: 0 }),
   },
-  events: (bytes: ArrayBuffer, append: boolean): Promise<void> => load({ name: live.url, bytes }, append, true),
-});
+  auth,
+);
 
 function fail(message: string): void {
   status.textContent = message;
@@ -110,37 +146,87 @@ function shown(): RunView | null {
   return (state.show === 'whatif' && data.views.whatif) || data.views.base;
 }
 
+function shownWhich(): 0 | 1 {
+  return state.show === 'whatif' && data?.views.whatif ? 1 : 0;
+}
+
+// ---- frames ----
+
+let drawPending = 0;
+let resetRange = false;
+
+/** What the benchmark reads: per frame the time to apply it and to draw, per update the worker's figures (the last 1,000). */
+const timings = { apply: [] as number[], draw: [] as number[], updates: [] as { correlated: number; readMillis: number; indexMillis: number; wasmBytes: number }[] };
+function note<T>(list: T[], value: T): void {
+  list.push(value);
+  if (list.length > 1000) list.shift();
+}
+
+/** Applies a frame from the worker; the views are redrawn once per animation frame however many arrive. */
+function received(frame: Frame): void {
+  const started = performance.now();
+  mirror.apply(frame);
+  if (frame.first) resetRange = true;
+  if (frame.choices) filters.setChoices(frame.choices, state.filter);
+  const layout = mirror.layout();
+  const base = mirror.view(0)!;
+  data = { layout, views: { base, whatif: mirror.view(1) ?? (Object.keys(state.whatif).length === 0 ? base : null) }, name: source.name, live: source.live };
+  if (state.selection && !valid(state.selection)) state.selection = null;
+  if (!drawPending) drawPending = requestAnimationFrame(draw);
+  note(timings.apply, performance.now() - started);
+}
+
+function draw(): void {
+  const started = performance.now();
+  drawPending = 0;
+  if (!data) return;
+  showProblems(data.layout.errors);
+  refresh(resetRange);
+  resetRange = false;
+  timeline.draw();
+  note(timings.draw, performance.now() - started);
+  document.body.dataset.frames = String(Number(document.body.dataset.frames ?? 0) + 1);
+}
+
+/** The status line after a read or a live flush. */
+function showStatus(reply: Extract<Reply, { kind: 'frame' }>, name: string): void {
+  note(timings.updates, { correlated: reply.correlated, readMillis: reply.readMillis, indexMillis: reply.indexMillis, wasmBytes: reply.wasmBytes });
+  correlated += reply.correlated;
+  document.body.dataset.correlated = String(correlated);
+  const { inputs, late } = mirror.counts;
+  const errors = mirror.errors.length;
+  status.classList.remove('error');
+  status.textContent = `${name}: ${count(inputs)} events${errors ? `, ${count(errors)} bad records` : ''}${late ? `, ${count(late)} arrived late` : ''} · last update: ${count(reply.correlated)} correlated in ${reply.readMillis.toFixed(0)} ms, indexed in ${reply.indexMillis.toFixed(0)} ms`;
+  document.body.dataset.status = 'ready';
+  $('#empty').hidden = true;
+}
+
 // ---- loading ----
 
-async function load(source: Loaded, append = false, isLive = false): Promise<void> {
+async function load(loaded: Loaded): Promise<void> {
   const started = performance.now();
   document.body.dataset.status = 'loading';
   status.classList.remove('error');
-  status.textContent = `Reading ${source.name}…`;
+  status.textContent = `Reading ${loaded.name}…`;
+  source = { name: loaded.name, live: false };
+  correlated = 0;
   const base: Options = { mode: state.mode };
   // With no what-if options the after run is the before run: correlate once.
   const same = Object.keys(state.whatif).length === 0;
-  const reply = await ask<'loaded'>(
-    { kind: append && data ? 'append' : 'load', bytes: source.bytes, base, whatif: same ? null : { ...base, ...state.whatif } },
-    [source.bytes],
-  );
+  const view = viewSettings();
+  const reply = await ask<'frame'>({ kind: 'open', bytes: loaded.bytes, base, whatif: same ? null : { ...base, ...state.whatif }, view }, [loaded.bytes]);
   const laidOut = performance.now();
-  const lay = buildLayout(reply.facts, reply.errors);
-  const baseView = runView(lay, reply.base);
-  data = {
-    layout: lay,
-    views: { base: baseView, whatif: reply.whatif ? runView(lay, reply.whatif) : same ? baseView : null },
-    name: source.name,
-    live: isLive,
-  };
-  if (state.selection && !valid(state.selection)) state.selection = null;
-  filters.setChoices(reply.facts, state.filter);
-  showProblems(reply.errors);
-  refresh(!append);
-  timeline.draw();
+  if (drawPending) {
+    cancelAnimationFrame(drawPending);
+    draw();
+  }
+  correlated += reply.correlated;
+  document.body.dataset.correlated = String(correlated);
+  document.body.dataset.wasmBytes = String(reply.wasmBytes);
   const total = performance.now() - started;
-  const f = reply.facts.at.length;
-  status.textContent = `${source.name}: ${count(f)} events${reply.errors.length ? `, ${count(reply.errors.length)} bad records` : ''} · read ${reply.readMillis.toFixed(0)} ms, correlated ${reply.base.millis.toFixed(0)} ms, laid out and drawn ${(performance.now() - laidOut).toFixed(0)} ms, shown in ${total.toFixed(0)} ms`;
+  const f = mirror.counts.total;
+  const errors = mirror.errors.length;
+  status.textContent = `${loaded.name}: ${count(f)} events${errors ? `, ${count(errors)} bad records` : ''} · read and correlated ${reply.readMillis.toFixed(0)} ms, indexed ${reply.indexMillis.toFixed(0)} ms, laid out and drawn ${(performance.now() - laidOut).toFixed(0)} ms, shown in ${total.toFixed(0)} ms`;
   document.body.dataset.status = 'ready';
   document.body.dataset.loadMillis = total.toFixed(1);
   $('#empty').hidden = true;
@@ -149,7 +235,7 @@ async function load(source: Loaded, append = false, isLive = false): Promise<voi
 function valid(s: NonNullable<Selection>): boolean {
   const view = shown();
   if (!view || !data) return false;
-  return s.kind === 'stored' ? s.index < view.run.stored.count.length : s.index < data.layout.facts.at.length;
+  return s.kind === 'stored' ? s.index < view.run.stored.count.length : s.index < data.layout.facts.length;
 }
 
 function showProblems(errors: BadRecord[]): void {
@@ -160,20 +246,30 @@ function showProblems(errors: BadRecord[]): void {
   box.innerHTML = `<h2>${count(errors.length)} bad record${errors.length === 1 ? '' : 's'} skipped</h2><ul>${shownErrors.join('')}${errors.length > 100 ? `<li>… and ${count(errors.length - 100)} more</li>` : ''}</ul>`;
 }
 
+/** What the worker cuts its views by: the filter, the list's sort, the overview's bars. */
+function viewSettings(): ViewSettings {
+  return { filter: state.filter, sort: state.sort, bins: overview.bins };
+}
+
+/** Sends the filter, sort and bars to the worker; its frame brings what they keep, in order. */
+function askView(): void {
+  if (!mirror.ready) return;
+  ask<'frame'>({ kind: 'view', ...viewSettings() }).catch((e) => fail(`filter: ${(e as Error).message}`));
+}
+
 // ---- views ----
 
-/** Recomputes what the filter keeps and redraws every view. */
+/** Redraws every view from the latest frame. */
 function refresh(resetRange = false): void {
   const view = shown();
   if (!data || !view) return;
-  kept = keep(data.layout, view, state.filter);
+  kept = mirror.kept(shownWhich());
   timeline.setData(data.layout, view, kept, state.selection);
-  const full = timeline.fullRange;
   if (resetRange && state.from !== null && state.to !== null) timeline.setRange(state.from, state.to);
-  overview.setData(data.layout, view, kept, full.from, full.to, palette(document.documentElement));
+  overview.setData(view, palette(document.documentElement));
   overview.setWindow(timeline.range.from, timeline.range.to);
   list.setData(view, kept, data.live ? BigInt(Date.now()) * 1_000_000n : view.lastSeen, state.selection);
-  filters.showCounts(kept.inputCount, data.layout.facts.at.length, kept.storedCount, view.run.stored.count.length);
+  filters.showCounts(kept.inputCount, mirror.counts.inputs, kept.storedCount, view.storedTotal);
   showFigures();
   showDetail();
   saveState();
@@ -181,9 +277,10 @@ function refresh(resetRange = false): void {
 
 function showFigures(): void {
   if (!data) return;
-  const figures = (v: RunView) => ({ stats: v.run.stats, stored: v.run.stored.count.length, fates: fates(data!.layout, v) });
+  const figures = (v: RunView) => ({ stats: v.run.stats, stored: v.storedTotal });
   const after = data.views.whatif;
-  whatif.show(figures(data.views.base!), after && figures(after), false);
+  const names = (rows: Uint32Array) => Array.from(rows, (r) => rowName(layoutRow(data!.layout, r)));
+  whatif.show(figures(data.views.base!), after && figures(after), mirror.fates, names, false);
 }
 
 function showDetail(): void {
@@ -195,7 +292,10 @@ function showDetail(): void {
       const r = await ask<'explained'>({ kind: 'explain', which, input });
       return { decision: r.decision, raw: r.raw };
     },
-    stored: async (stored) => (await ask<'stored'>({ kind: 'stored', which, stored })).event,
+    stored: async (stored) => {
+      const reply = await ask<'stored'>({ kind: 'stored', which, stored });
+      return { event: reply.event, inputs: reply.inputs };
+    },
   });
 }
 
@@ -209,7 +309,7 @@ function select(selection: Selection, from: 'timeline' | 'list' | 'detail'): voi
   announce.textContent = selection ? timeline.describe(selection) : 'Selection cleared';
 }
 
-/** Replays the what-if run (and the baseline too when `rebase`, after a change of mode). */
+/** Correlates the what-if run anew (and the baseline too when `rebase`, after a change of mode), once over the whole recording. */
 async function replayWhatIf(knobs: Knobs, rebase = false): Promise<void> {
   state.whatif = optionsOf(knobs, defaults);
   saveState();
@@ -218,13 +318,13 @@ async function replayWhatIf(knobs: Knobs, rebase = false): Promise<void> {
   $('#whatif').classList.add('busy');
   const base = rebase ? { mode: state.mode } : null;
   const same = Object.keys(state.whatif).length === 0;
-  const reply = await ask<'replayed'>({ kind: 'replay', base, whatif: same ? null : { mode: state.mode, ...state.whatif } });
+  const reply = await ask<'frame'>({ kind: 'replay', base, whatif: same ? null : { mode: state.mode, ...state.whatif } });
+  if (rebase) {
+    correlated += reply.correlated;
+    document.body.dataset.correlated = String(correlated);
+  }
   if (serial !== replaySerial || !data) return;
   $('#whatif').classList.remove('busy');
-  if (reply.base) data.views.base = runView(data.layout, reply.base);
-  data.views.whatif = reply.whatif ? runView(data.layout, reply.whatif as RunColumns) : same ? data.views.base : null;
-  if (state.show === 'whatif' || reply.base) refresh();
-  else showFigures();
   document.body.dataset.whatif = String(serial);
 }
 
@@ -317,6 +417,7 @@ async function start(): Promise<void> {
     if (next.source !== loadedSource) reloadSource();
     else {
       replayWhatIf(whatif.knobs, modeChanged);
+      askView();
       refresh(true);
     }
   });
@@ -330,7 +431,9 @@ async function servedByHushd(): Promise<boolean> {
   if (!location.protocol.startsWith('http')) return false;
   try {
     const response = await fetch(`${location.origin}/version`, { headers: { Accept: 'application/json' } });
-    return response.ok && typeof (await response.json()).gitVersion === 'string';
+    const body = await response.json();
+    // A server that wants a token for /version is an API server too: the token is asked for when the page lists.
+    return (response.ok && typeof body.gitVersion === 'string') || ([401, 403].includes(response.status) && body.kind === 'Status');
   } catch {
     return false;
   }
@@ -357,7 +460,7 @@ async function openSample(id: string, chosen: boolean): Promise<void> {
   }
   try {
     status.textContent = `Loading ${sample.title}…`;
-    const loaded = await loadSample(sample, async (events) => (await ask<'synthetic'>({ kind: 'synthetic', events })).bytes);
+    const loaded = await loadSample(sample, async (events) => (await ask<'synthetic'>({ kind: 'synthetic', events })).bytes, (url) => auth.fetch(url));
     await load(loaded);
   } catch (e) {
     fail(`${sample.title}: ${(e as Error).message}`);
@@ -367,4 +470,4 @@ async function openSample(id: string, chosen: boolean): Promise<void> {
 start().catch((e) => fail(`hush could not start: ${(e as Error).message}`));
 
 // For the benchmark and the tests: the views, and a way to time a frame.
-Object.assign(window, { hush: { timeline, list, ask } });
+Object.assign(window, { hush: { timeline, list, ask, mirror, timings } });

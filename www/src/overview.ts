@@ -1,11 +1,10 @@
 // The overview: a histogram of the input events over the whole recording
 // (uPlot, canvas), stacked by what became of them (Normal, Warning, dropped
-// by the spam filter), with the timeline's window shown and a brush to pick
-// a new one.
+// by the spam filter; counted in the worker), with the timeline's window
+// shown and a brush to pick a new one.
 
 import uPlot from 'uplot';
-import type { Kept, Layout, RunView } from './model';
-import { Act } from './model';
+import type { RunView } from './model';
 import type { Palette } from './paint';
 
 export class Overview {
@@ -21,27 +20,21 @@ export class Overview {
     return { width: Math.max(100, this.host.clientWidth), height: Math.max(60, this.host.clientHeight) };
   }
 
-  /** Bins the kept input events of `view` over `from..to`. */
-  setData(layout: Layout, view: RunView, kept: Kept, from: number, to: number, colours: Palette): void {
-    const bins = Math.max(20, Math.min(400, Math.floor(this.size().width / 4)));
+  /** How many bars fit: one per 4 px, 20 to 400. */
+  get bins(): number {
+    return Math.max(20, Math.min(400, Math.floor(this.size().width / 4)));
+  }
+
+  /** Shows the worker's histogram of what the filter keeps of `view`. */
+  setData(view: RunView, colours: Palette): void {
+    const { from, to, normal, warning, dropped } = view.histogram;
+    const bins = normal.length;
     const width = (to - from) / bins;
     const xs = Array.from({ length: bins }, (_, i) => from + (i + 0.5) * width);
-    const normal = new Array<number>(bins).fill(0);
-    const warning = new Array<number>(bins).fill(0);
-    const dropped = new Array<number>(bins).fill(0);
-    const f = layout.facts;
-    const warningId = f.strings.indexOf('Warning');
-    for (let i = 0; i < f.at.length; i++) {
-      if (!kept.inputs[i]) continue;
-      const b = Math.min(bins - 1, Math.max(0, Math.floor((f.at[i] - from) / width)));
-      if (view.acts[i] === Act.Drop) dropped[b]++;
-      else if (f.type[i] === warningId) warning[b]++;
-      else normal[b]++;
-    }
     // Stacked: each series is drawn over the one before, tallest first.
-    const stackWarning = warning.map((w, i) => w + normal[i]);
-    const stackDropped = dropped.map((d, i) => d + stackWarning[i]);
-    const data: uPlot.AlignedData = [xs, stackDropped, stackWarning, normal];
+    const stackWarning = Array.from(warning, (w, i) => w + normal[i]);
+    const stackDropped = Array.from(dropped, (d, i) => d + stackWarning[i]);
+    const data: uPlot.AlignedData = [xs, stackDropped, stackWarning, Array.from(normal)];
     if (!this.plot || this.colours !== colours) {
       this.colours = colours;
       this.create(data, colours);

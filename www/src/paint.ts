@@ -9,7 +9,7 @@
 import type { Entry, Selection } from './entries';
 import { clock, count, timeStep } from './format';
 import type { Kept, Layout, RunView } from './model';
-import { Act, isMark } from './model';
+import { Act, isMark, row as rowOf } from './model';
 
 export const ROW = 20;
 export const AXIS = 28;
@@ -165,7 +165,7 @@ function clipText(ctx: CanvasRenderingContext2D, text: string, width: number): s
 
 function paintRow(ctx: CanvasRenderingContext2D, s: Scene, row: number, y: number, e: number): void {
   const c = s.colours;
-  const r = s.layout.rows[row];
+  const r = rowOf(s.layout, row);
   if (e === s.hoverEntry) {
     ctx.fillStyle = c.stripe;
     ctx.fillRect(0, y, s.width, ROW);
@@ -197,7 +197,7 @@ function paintOccurrences(ctx: CanvasRenderingContext2D, s: Scene, row: number, 
   const { offsets, items } = layout.rowInputs;
   const lo = lowerBound(items, offsets[row], offsets[row + 1], (i) => at[i], s.from);
   const hi = lowerBound(items, lo, offsets[row + 1], (i) => at[i], s.to + 1);
-  const warning = layout.facts.strings[layout.facts.type[items[lo] ?? 0]] === 'Warning';
+  const warning = items[lo] !== undefined && layout.facts.type[items[lo]] === layout.warning;
   ctx.fillStyle = warning ? s.colours.warning : s.colours.normal;
   ctx.globalAlpha = 0.55;
   let lastX = -1;
@@ -246,8 +246,8 @@ function paintStored(ctx: CanvasRenderingContext2D, s: Scene, row: number, mid: 
     if (!kept.stored[i] || st.last[i] < s.from || st.first[i] > s.to) continue;
     const x0 = xOf(s, st.first[i]);
     const x1 = Math.max(xOf(s, st.last[i]), x0 + 3);
-    const colour = st.strings[st.type[i]] === 'Warning' ? s.colours.warning : s.colours.normal;
-    const combined = st.strings[st.message[i]].startsWith('(combined from similar events)');
+    const colour = st.type[i] === s.layout.warning ? s.colours.warning : s.colours.normal;
+    const combined = st.strings.get(st.message[i]).startsWith('(combined from similar events)');
     ctx.fillStyle = colour;
     if (st.count[i] <= 1 && !st.series[i]) {
       // A single occurrence: a tick with a diamond head.

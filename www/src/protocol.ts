@@ -1,6 +1,8 @@
-// The messages between the page and its worker, and the column shapes that
-// hush-web's Recording and Run return (see wasm/web/src/recording.rs and
-// run.rs). Everything bulky is a typed array, transferred, not copied.
+// The messages between the page and its worker, and the frames hush-web's
+// Dashboard builds (wasm/web/src/dashboard/frame.rs): what grew since the
+// last frame (events, strings, rows, decisions) and stored events that
+// changed, plus the indexes the page draws from, rebuilt whole. Everything
+// bulky is a typed array, transferred, not copied.
 
 /** hush-core Options, kebab-case, as hush-web reads them. */
 export interface Options {
@@ -13,36 +15,22 @@ export interface Options {
   'spam-key'?: 'source-object-type' | 'source-object-type-reason';
 }
 
-/** An event's strings as columns: numbers into `strings`. The involved object's namespace, kind and name; the event's reason, type, reporting component and message. */
-export interface StringColumns {
-  namespace: Uint32Array;
-  kind: Uint32Array;
-  name: Uint32Array;
-  reason: Uint32Array;
-  type: Uint32Array;
-  component: Uint32Array;
-  message: Uint32Array;
-  strings: string[];
+/** The string columns of an event: its involved object's namespace, kind and name, its reason, type, reporting component and message. */
+export const STRING_COLUMNS = ['namespace', 'kind', 'name', 'reason', 'type', 'component', 'message'] as const;
+export type StringColumn = (typeof STRING_COLUMNS)[number];
+
+/** A column of one entry per event, as its difference from the one sent before: entries `from..` in `tail`, and older entries `at` that changed to `values` (`from` 0: whole). */
+export interface ColumnDelta<T> {
+  from: number;
+  at: Uint32Array;
+  values: T;
+  tail: T;
 }
 
-/** One column per input event: when it is observed (ms), its bytes in the file, its strings. */
-export interface Facts extends StringColumns {
-  at: Float64Array;
-  start: Uint32Array;
-  end: Uint32Array;
-}
-
-/** The stored events of a run, as columns. */
-export interface StoredColumns extends StringColumns {
-  eventNamespace: Uint32Array;
-  eventName: Uint32Array;
-  first: Float64Array;
-  last: Float64Array;
-  /** The same instants to the nanosecond (ages and order are exact). */
-  firstNanos: BigInt64Array;
-  lastNanos: BigInt64Array;
-  count: Int32Array;
-  series: Uint8Array;
+/** Items grouped by key: `items[offsets[k] .. offsets[k + 1]]`. */
+export interface Groups {
+  offsets: Uint32Array;
+  items: Uint32Array;
 }
 
 /** hush-core Stats (camelCase). */
@@ -60,21 +48,53 @@ export interface Stats {
   [counter: string]: number;
 }
 
-/** A run: per input its decision, the stored events, the timer writes. */
-export interface RunColumns {
-  mode: 'legacy' | 'series';
-  action: Uint8Array;
-  rule: Uint8Array;
-  target: Int32Array;
+/** Stored events that changed, by number: their columns in `changed`'s order. */
+export type StoredDelta = { total: number; changed: Uint32Array } & Record<StringColumn | 'eventNamespace' | 'eventName', Uint32Array> & {
+  first: Float64Array;
+  last: Float64Array;
+  firstNanos: BigInt64Array;
+  lastNanos: BigInt64Array;
   count: Int32Array;
-  tokens: Float64Array;
-  ticks: { at: Float64Array; kind: Uint8Array; target: Int32Array };
-  stored: StoredColumns;
+  series: Uint8Array;
+  row: Int32Array;
+};
+
+/** One run in a frame. */
+export interface RunFrame {
+  /** The run was (re)started: what the page holds of it goes. */
+  reset: boolean;
+  mode: 'legacy' | 'series';
   labels: string[];
   stats: Stats;
-  options: Options;
-  /** Milliseconds the worker spent correlating. */
-  millis: number;
+  /** Events it has correlated. */
+  correlated: number;
+  /** Decisions of events `from..`: action and rule (into `labels`; rule 255: none), tokens left (NaN: none). */
+  decisions: { from: number; action: Uint8Array; rule: Uint8Array; tokens: Float64Array };
+  /** Per event, the stored event it went into (-1: none). */
+  target: ColumnDelta<Int32Array>;
+  /** Timer and retry writes: when (ms), which (into `labels`), which stored event. */
+  ticks: { at: Float64Array; kind: Uint8Array; target: Int32Array };
+  stored: StoredDelta;
+  rowStored: Groups;
+  rowTicks: Groups;
+  /** What the filter keeps: stored events, rows. */
+  kept: { stored: Uint8Array; rows: Uint8Array; count: number; total: number };
+  /** The kept stored events in the list's order. */
+  order: Uint32Array;
+  /** [from, to] in ms (±Infinity when empty). */
+  span: Float64Array;
+  /** When its last stored event was last seen, ns. */
+  lastSeen: bigint;
+  histogram: Histogram;
+}
+
+/** The overview's bars over `from..to` (ms, the span padded as the timeline pads it): kept events dropped by the spam filter, and of the others Warnings and the rest. */
+export interface Histogram {
+  from: number;
+  to: number;
+  normal: Uint32Array;
+  warning: Uint32Array;
+  dropped: Uint32Array;
 }
 
 export interface BadRecord {
@@ -82,13 +102,102 @@ export interface BadRecord {
   message: string;
 }
 
+/** What the worker's Dashboard sends after every change. */
+export interface Frame {
+  /** The first frame of a new recording: what the page holds goes. */
+  first: boolean;
+  inputs: number;
+  late: number;
+  removedTotal: number;
+  /** Strings numbered `from..`, as UTF-8 bytes and where each ends. */
+  strings: { from: number; bytes: Uint8Array; ends: Uint32Array };
+  /** Events `from..`: when (ms), string columns, row, late (1: observed before an event already correlated). */
+  facts: { from: number; at: Float64Array; row: Uint32Array; late: Uint8Array } & Record<StringColumn, Uint32Array>;
+  /** Rows `from..`: namespace, kind, name, reason. */
+  rows: { from: number; namespace: Uint32Array; kind: Uint32Array; name: Uint32Array; reason: Uint32Array };
+  /** Events removed since the last frame (their Event was deleted). */
+  removed: Uint32Array;
+  /** Bad records since the last frame. */
+  errors: BadRecord[];
+  /** The number of "Warning", or -1. */
+  warning: number;
+  rowOrder: Uint32Array;
+  rowFirst: Uint8Array;
+  rowInputs: Groups;
+  /** What the filter keeps of the events (1: kept). */
+  kept: { inputs: ColumnDelta<Uint8Array>; count: number; total: number };
+  /** The filter's choices, when they changed. */
+  choices: Record<'namespace' | 'kind' | 'type' | 'reason' | 'component', string[]> | null;
+  runs: [RunFrame, RunFrame | null];
+  /** Rows silenced and left stale, before and after, and the first rows that differ. */
+  fates?: FatesFrame;
+}
+
+export interface RowList {
+  total: number;
+  rows: Uint32Array;
+}
+
+export interface FatesFrame {
+  silenced: Uint32Array;
+  stale: Uint32Array;
+  newlySilenced: RowList;
+  revived: RowList;
+  newlyStale: RowList;
+  fresh: RowList;
+}
+
+/** The filter bar's fields; empty strings keep everything. */
+export interface Filter {
+  namespace: string;
+  kind: string;
+  object: string;
+  type: string;
+  reason: string;
+  component: string;
+  text: string;
+}
+
+/** The list's sort. */
+export interface SortOrder {
+  column: string;
+  descending: boolean;
+}
+
+/** What the worker's views are cut by: the filter and the list's order. */
+export interface ViewSettings {
+  filter: Filter;
+  sort: SortOrder;
+  /** Bars of the overview's histogram. */
+  bins: number;
+}
+
+/** What a watch batch said. */
+export interface Watched {
+  resourceVersion: string;
+  observed: number;
+  deleted: number;
+  bookmarks: number;
+  error?: { code: number; reason: string; message: string };
+}
+
+/** A list page's metadata. */
+export interface Listed {
+  continue: string;
+  resourceVersion: string;
+  items: number;
+}
+
 /** Which run: the baseline or the what-if. */
 export type Which = 'base' | 'whatif';
 
 export type Request =
-  | { kind: 'load'; id: number; bytes: ArrayBuffer; base: Options; whatif: Options | null }
-  | { kind: 'append'; id: number; bytes: ArrayBuffer; base: Options; whatif: Options | null }
+  | { kind: 'open'; id: number; bytes: ArrayBuffer; base: Options; whatif: Options | null; view: ViewSettings }
+  | { kind: 'listPage'; id: number; bytes: ArrayBuffer; first: boolean; base: Options; whatif: Options | null; view: ViewSettings }
+  | { kind: 'listDone'; id: number }
+  | { kind: 'watch'; id: number; bytes: ArrayBuffer }
   | { kind: 'replay'; id: number; base: Options | null; whatif: Options | null }
+  | ({ kind: 'view'; id: number } & ViewSettings)
   | { kind: 'explain'; id: number; which: Which; input: number }
   | { kind: 'stored'; id: number; which: Which; stored: number }
   | { kind: 'synthetic'; id: number; events: number }
@@ -96,18 +205,21 @@ export type Request =
 
 export type Reply =
   | {
-      kind: 'loaded';
+      kind: 'frame';
       id: number;
-      facts: Facts;
-      errors: BadRecord[];
-      base: RunColumns;
-      whatif: RunColumns | null;
-      /** Milliseconds: reading the file, building the columns. */
+      frame: Frame;
+      /** Milliseconds: reading and correlating (what this request did), then indexing for the frame. */
       readMillis: number;
+      indexMillis: number;
+      /** Events the baseline correlated for this request. */
+      correlated: number;
+      watched?: Watched;
+      /** The worker's WebAssembly memory, bytes. */
+      wasmBytes: number;
     }
-  | { kind: 'replayed'; id: number; base: RunColumns | null; whatif: RunColumns | null }
+  | { kind: 'listed'; id: number; listed: Listed }
   | { kind: 'explained'; id: number; decision: Decision; raw: string }
-  | { kind: 'stored'; id: number; event: unknown }
+  | { kind: 'stored'; id: number; event: unknown; inputs: Uint32Array }
   | { kind: 'synthetic'; id: number; bytes: ArrayBuffer }
   | { kind: 'defaults'; id: number; options: Required<Options> }
   | { kind: 'error'; id: number; message: string };
@@ -121,6 +233,8 @@ export interface Decision {
   write?: { status: string; cause?: unknown; retryAt?: string };
   error?: string;
   stored: number;
+  /** Observed before an event already correlated: correlated on arrival, at its own instant. */
+  late?: boolean;
 }
 
 export interface Why {

@@ -33,10 +33,10 @@ export interface Loaded {
   bytes: ArrayBuffer;
 }
 
-/** Fetches a sample file; synthetic samples are made by `generate`. */
-export async function loadSample(sample: Sample, generate: (events: number) => Promise<ArrayBuffer>): Promise<Loaded> {
+/** Fetches a sample file (with `get`); synthetic samples are made by `generate`. */
+export async function loadSample(sample: Sample, generate: (events: number) => Promise<ArrayBuffer>, get: (url: string) => Promise<Response> = fetch): Promise<Loaded> {
   if (sample.synthetic) return { name: sample.title, bytes: await generate(sample.synthetic) };
-  const response = await fetch(sample.file!);
+  const response = await get(sample.file!);
   if (!response.ok) throw new Error(`${sample.file}: HTTP ${response.status} ${response.statusText}`);
   return { name: sample.file!.split('/').pop()!, bytes: await response.arrayBuffer() };
 }

@@ -6,7 +6,7 @@
 import { type Entry, type Item, type Selection, entries, groupKey, items, rowOf, sameSelection } from './entries';
 import { clock, count, utc } from './format';
 import type { Kept, Layout, RunView } from './model';
-import { Act, isMark } from './model';
+import { Act, isMark, row as layoutRow } from './model';
 import { AXIS, ROW, type Scene, lowerBound, paint, palette, tOf } from './paint';
 
 export interface TimelineEvents {
@@ -54,15 +54,15 @@ export class Timeline {
 
   /** Shows a run of a layout, through a filter. Keeps the zoom unless `bounds` changed. */
   setData(layout: Layout, view: RunView, kept: Kept, selection: Selection): void {
-    const from = Math.min(layout.from, view.run.stored.first.reduce((a, b) => Math.min(a, b), Infinity));
-    const to = Math.max(layout.to, view.to);
+    let { from, to } = view;
+    if (!Number.isFinite(from) || !Number.isFinite(to)) from = to = Date.now();
     const pad = Math.max((to - from) * 0.02, 1000);
     const changed = !this.scene || this.bounds.from !== from - pad || this.bounds.to !== to + pad;
     this.bounds = { from: from - pad, to: to + pad };
     const previous = this.scene;
     this.scene = {
       layout, view, kept, selection,
-      entries: entries(layout, kept, this.collapsed),
+      entries: this.entriesOf(layout, kept, previous),
       from: changed || !previous ? this.bounds.from : previous.from,
       to: changed || !previous ? this.bounds.to : previous.to,
       scrollTop: this.scroller.scrollTop,
@@ -70,6 +70,22 @@ export class Timeline {
       colours: palette(this.element),
     };
     this.resize();
+  }
+
+  /**
+   * The entries of `layout` through `kept`: those of the previous scene when
+   * the rows, their order and what is kept of them are the same (a live
+   * update usually adds events to rows already shown), else built anew.
+   */
+  private entriesOf(layout: Layout, kept: Kept, previous: Scene | null): Entry[] {
+    const same = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+      if (a === b) return true;
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+      return true;
+    };
+    if (previous && previous.layout.strings === layout.strings && same(previous.layout.rows.order, layout.rows.order) && same(previous.kept.rows, kept.rows)) return previous.entries;
+    return entries(layout, kept, this.collapsed);
   }
 
   /** Re-reads the theme's colours. */
@@ -300,7 +316,7 @@ export class Timeline {
     if (selection.kind === 'stored') {
       const st = s.view.run.stored;
       const i = selection.index;
-      const str = (ids: Uint32Array) => st.strings[ids[i]];
+      const str = (ids: Uint32Array) => st.strings.get(ids[i]);
       const when = st.count[i] > 1 ? `${utc(st.first[i])} → ${clock(st.last[i])}` : utc(st.first[i]);
       return `${str(st.type)} ${str(st.reason)} · ${str(st.kind).toLowerCase()}/${str(st.name)} · count ${count(st.count[i])}${st.series[i] ? ' (series)' : ''} · ${when}`;
     }
@@ -315,7 +331,8 @@ export class Timeline {
           : act === Act.Trap
             ? 'trapped: the correlator failed on it, nothing was written'
             : (s.view.rules[s.view.run.rule[i]] ?? '');
-    return `${f.strings[f.reason[i]]} · ${f.strings[f.kind[i]].toLowerCase()}/${f.strings[f.name[i]]} · ${what} · ${utc(f.at[i])}`;
+    const str = (ids: Uint32Array) => s.layout.strings.get(ids[i]);
+    return `${str(f.reason)} · ${str(f.kind).toLowerCase()}/${str(f.name)} · ${what}${f.late[i] ? ' · arrived late' : ''} · ${utc(f.at[i])}`;
   }
 
   /** Scrolls and pans so that `selection` is in view. */
@@ -325,7 +342,7 @@ export class Timeline {
     const row = rowOf(s.layout, s.view, selection);
     let e = s.entries.findIndex((x) => x.kind === 'row' && x.row === row);
     if (e < 0 && row >= 0) {
-      const r = s.layout.rows[row];
+      const r = layoutRow(s.layout, row);
       if (this.collapsed.delete(groupKey(r.namespace)) || this.collapsed.delete(groupKey(r.namespace, r.kind))) {
         s.entries = entries(s.layout, s.kept, this.collapsed);
         this.resize();

@@ -1,11 +1,10 @@
 // The what-if panel: the correlator's knobs (burst, refill, max events,
 // window, cache size, spam key), and the figures before (client-go's
-// defaults) and after (these knobs), both computed by replaying the whole
-// recording in the worker with the same core.
+// defaults) and after (these knobs): the worker correlates the whole
+// recording once with the new knobs, then goes on with each new event.
 
 import { count, delta, escapeHtml } from './format';
-import type { Fates } from './model';
-import type { Options, Stats } from './protocol';
+import type { FatesFrame, Options, RowList, Stats } from './protocol';
 
 /** The knobs, as the panel shows them (refill as seconds per token). */
 export interface Knobs {
@@ -43,11 +42,11 @@ export function optionsOf(k: Knobs, defaults: Required<Options>): Options {
   return o;
 }
 
-/** One run's figures. */
+/** A run's figures for the panel. */
 export interface Figures {
   stats: Stats;
+  /** Stored events. */
   stored: number;
-  fates: Fates;
 }
 
 const KNOBS: { id: keyof Knobs; label: string; min: number; max: number; step: number; help: string }[] = [
@@ -123,7 +122,7 @@ export class WhatIf {
   }
 
   /** Shows the figures of both runs, or a note while the after run is computed. */
-  show(before: Figures, after: Figures | null, busy: boolean): void {
+  show(before: Figures, after: Figures | null, fates: FatesFrame | undefined, rowNames: (rows: Uint32Array) => string[], busy: boolean): void {
     this.figures.classList.toggle('busy', busy);
     if (!after) {
       this.figures.innerHTML = '<p class="hint">Correlating…</p>';
@@ -136,10 +135,13 @@ export class WhatIf {
       const tone = d === 0 || !better ? '' : (d < 0) === (better === 'lower') ? 'good' : 'bad';
       return `<tr data-figure="${id}"><th scope="row">${label}</th><td>${count(x)}</td><td>${count(y)}</td><td class="${tone}">${delta(x, y)}</td></tr>`;
     };
-    const [bs, as] = [before.fates, after.fates];
-    const only = (x: Set<string>, y: Set<string>) => [...x].filter((o) => !y.has(o));
-    const list = (title: string, id: string, rows: string[]) =>
-      rows.length === 0 ? '' : `<h3>${title}</h3><ul class="objects" data-rows="${id}">${rows.slice(0, 50).map((o) => `<li><code>${escapeHtml(o)}</code></li>`).join('')}${rows.length > 50 ? `<li>… and ${rows.length - 50} more</li>` : ''}</ul>`;
+    const silenced = fates?.silenced ?? [0, 0];
+    const stale = fates?.stale ?? [0, 0];
+    const list = (title: string, id: string, rows: RowList | undefined) => {
+      if (!rows || rows.total === 0) return '';
+      const names = rowNames(rows.rows);
+      return `<h3>${title}</h3><ul class="objects" data-rows="${id}">${names.map((o) => `<li><code>${escapeHtml(o)}</code></li>`).join('')}${rows.total > names.length ? `<li>… and ${count(rows.total - names.length)} more</li>` : ''}</ul>`;
+    };
     this.figures.innerHTML = `<table class="figures-table">
         <thead><tr><th></th><th scope="col">Before</th><th scope="col">After</th><th scope="col">Change</th></tr></thead>
         <tbody>
@@ -150,13 +152,13 @@ export class WhatIf {
           ${row('aggregated', 'Aggregated', b.aggregated, a.aggregated)}
           ${b.absorbed + a.absorbed > 0 ? row('absorbed', 'Absorbed into series', b.absorbed, a.absorbed) : ''}
           ${row('stored', 'Stored events', before.stored, after.stored)}
-          ${row('silenced', 'Object · reason never stored', bs.silenced.size, as.silenced.size, 'lower')}
-          ${row('stale', 'Object · reason whose latest was dropped', bs.stale.size, as.stale.size, 'lower')}
+          ${row('silenced', 'Object · reason never stored', silenced[0], silenced[1], 'lower')}
+          ${row('stale', 'Object · reason whose latest was dropped', stale[0], stale[1], 'lower')}
         </tbody></table>
         <p class="saved">${a.created + a.patched <= b.created + b.patched ? `${count(b.created + b.patched - a.created - a.patched)} writes saved` : `${count(a.created + a.patched - b.created - b.patched)} more writes`}, ${count(a.droppedSpam)} events dropped (${count(b.droppedSpam)} before).</p>
-        ${list('Silenced by these settings (nothing stored)', 'silenced', only(as.silenced, bs.silenced))}
-        ${list('Heard again with these settings', 'revived', only(bs.silenced, as.silenced))}
-        ${list('Left stale by these settings (latest dropped)', 'stale', only(as.stale, bs.stale))}
-        ${list('Kept up to date with these settings', 'fresh', only(bs.stale, as.stale))}`;
+        ${list('Silenced by these settings (nothing stored)', 'silenced', fates?.newlySilenced)}
+        ${list('Heard again with these settings', 'revived', fates?.revived)}
+        ${list('Left stale by these settings (latest dropped)', 'stale', fates?.newlyStale)}
+        ${list('Kept up to date with these settings', 'fresh', fates?.fresh)}`;
   }
 }

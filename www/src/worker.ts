@@ -1,18 +1,25 @@
-// The dashboard's worker: owns hush-web (the correlator compiled to wasm),
-// reads files, replays them under the baseline and what-if options, and
-// answers explanations. The page never blocks on parsing or correlation.
+// The dashboard's worker: owns hush-web's Dashboard (the correlator compiled
+// to wasm, the recording as the text it was read from, both runs and the
+// indexes), reads files, list pages and watch lines into it, and answers
+// each change with a frame. A
+// live flush correlates only the events it brought, on top of what the
+// runs already hold; a new what-if correlates the whole recording once.
+// The page never blocks on reading, correlating or indexing.
 
-import init, { Recording, defaultOptions, type Run } from 'hush-web';
-import type { Facts, Options, Reply, Request, RunColumns, Stats, Which } from './protocol';
+import init, { Dashboard, defaultOptions } from 'hush-web';
+import type { Filter, Frame, Options, Reply, Request, SortOrder, ViewSettings, Watched } from './protocol';
 import { synthetic } from './synthetic';
 
-const ready = init({ module_or_path: new URL('hush_web_bg.wasm', import.meta.url) });
+/** The module's memory (its size is reported with each frame). */
+let memory: WebAssembly.Memory | null = null;
+const ready = init({ module_or_path: new URL('hush_web_bg.wasm', import.meta.url) }).then((exports) => {
+  memory = exports.memory;
+});
 
-/** The stream read so far, as the chunks it arrived in. */
-let chunks: { offset: number; bytes: Uint8Array }[] = [];
-let recording: Recording | null = null;
-let facts: Facts | null = null;
-const runs: Record<Which, Run | null> = { base: null, whatif: null };
+let dashboard: Dashboard | null = null;
+let filter: Filter | null = null;
+let sort: SortOrder = { column: 'last', descending: true };
+let bins = 400;
 
 function post(reply: Reply, transfer: Transferable[] = []): void {
   (self as unknown as Worker).postMessage(reply, transfer);
@@ -22,75 +29,100 @@ function post(reply: Reply, transfer: Transferable[] = []): void {
 function buffers(value: unknown, out: Transferable[] = []): Transferable[] {
   if (ArrayBuffer.isView(value)) out.push(value.buffer as ArrayBuffer);
   else if (value && typeof value === 'object' && !Array.isArray(value)) for (const v of Object.values(value)) buffers(v, out);
+  else if (Array.isArray(value)) for (const v of value) if (v && typeof v === 'object') buffers(v, out);
   return out;
 }
 
-function replay(which: Which, options: Options | null): RunColumns | null {
-  runs[which]?.free();
-  runs[which] = null;
-  if (!options || !recording) return null;
-  const started = performance.now();
-  const run = recording.replay(options);
-  runs[which] = run;
-  const columns = run.columns() as Omit<RunColumns, 'stats' | 'options' | 'millis'>;
-  return { ...columns, stats: run.stats() as Stats, options, millis: performance.now() - started };
+/** A new, empty recording with these runs and view. */
+function fresh(base: Options, whatif: Options | null, view: ViewSettings): Dashboard {
+  dashboard?.free();
+  filter = view.filter;
+  sort = view.sort;
+  bins = view.bins;
+  const d = new Dashboard();
+  if (filter) d.setFilter(filter);
+  d.setSort(sort.column, sort.descending);
+  d.setBins(bins);
+  d.setRun(0, base);
+  if (whatif) d.setRun(1, whatif);
+  dashboard = d;
+  return d;
 }
 
-function read(bytes: Uint8Array, append: boolean): number {
-  const started = performance.now();
-  if (!append || !recording) {
-    recording?.free();
-    chunks = [];
-    recording = new Recording(bytes);
-  } else {
-    recording.append(bytes);
-  }
-  const offset = chunks.reduce((n, c) => n + c.bytes.length, 0);
-  chunks.push({ offset, bytes });
-  facts = recording.facts() as Facts;
-  return performance.now() - started;
+function current(): Dashboard {
+  if (!dashboard) throw new Error('nothing loaded');
+  return dashboard;
 }
 
-/** The text of the input record at `start..end` of the stream. */
-function rawText(start: number, end: number): string {
-  const chunk = chunks.findLast((c) => c.offset <= start);
-  if (!chunk) return '';
-  return new TextDecoder().decode(chunk.bytes.subarray(start - chunk.offset, end - chunk.offset));
+/** Sends the frame of what changed, with what this request did (it read and correlated from `started`). */
+function sendFrame(id: number, started: number, correlated: number, watched?: Watched): void {
+  const indexing = performance.now();
+  const frame = current().frame() as Frame;
+  const wasmBytes = memory?.buffer.byteLength ?? 0;
+  post({ kind: 'frame', id, frame, readMillis: indexing - started, indexMillis: performance.now() - indexing, correlated, watched, wasmBytes }, buffers(frame));
 }
 
 async function handle(request: Request): Promise<void> {
   await ready;
+  const started = performance.now();
   switch (request.kind) {
-    case 'load':
-    case 'append': {
-      const readMillis = read(new Uint8Array(request.bytes), request.kind === 'append');
-      const base = replay('base', request.base)!;
-      const whatif = replay('whatif', request.whatif);
-      const errors = recording!.errors();
-      const reply: Reply = { kind: 'loaded', id: request.id, facts: facts!, errors, base, whatif, readMillis };
-      // facts stay here too (for raw text): send a copy of their buffers.
-      const sent = { ...reply, facts: structuredClone(facts!) };
-      post(sent, buffers([sent.facts, base, whatif]));
+    case 'open': {
+      // Both runs first: each correlates the file's events as they are read, once.
+      const d = fresh(request.base, request.whatif, request.view);
+      d.read(new Uint8Array(request.bytes));
+      d.finish();
+      sendFrame(request.id, started, d.takeCorrelated());
+      return;
+    }
+    case 'listPage': {
+      const d = request.first ? fresh(request.base, request.whatif, request.view) : current();
+      const listed = d.listPage(new Uint8Array(request.bytes), Date.now());
+      post({ kind: 'listed', id: request.id, listed });
+      return;
+    }
+    case 'listDone': {
+      const d = current();
+      d.commitList();
+      sendFrame(request.id, started, d.takeCorrelated());
+      return;
+    }
+    case 'watch': {
+      const d = current();
+      const watched = d.watch(new Uint8Array(request.bytes), Date.now()) as Watched;
+      sendFrame(request.id, started, d.takeCorrelated(), watched);
       return;
     }
     case 'replay': {
-      const base = request.base ? replay('base', request.base) : null;
-      const whatif = replay('whatif', request.whatif);
-      post({ kind: 'replayed', id: request.id, base, whatif }, buffers([base, whatif]));
+      const d = current();
+      const correlated = request.base ? d.setRun(0, request.base) : 0;
+      d.setRun(1, request.whatif);
+      sendFrame(request.id, started, correlated);
+      return;
+    }
+    case 'view': {
+      filter = request.filter;
+      sort = request.sort;
+      bins = request.bins;
+      const d = current();
+      d.setFilter(filter);
+      d.setSort(sort.column, sort.descending);
+      d.setBins(bins);
+      sendFrame(request.id, started, 0);
       return;
     }
     case 'explain': {
-      const run = runs[request.which];
-      if (!run || !facts) throw new Error(`no ${request.which} run`);
-      const decision = run.explain(request.input);
-      const raw = rawText(facts.start[request.input], facts.end[request.input]);
+      const d = current();
+      const which = request.which === 'whatif' ? 1 : 0;
+      const decision = d.explain(which, request.input);
+      const raw = d.raw(request.input) ?? '';
       post({ kind: 'explained', id: request.id, decision, raw });
       return;
     }
     case 'stored': {
-      const run = runs[request.which];
-      if (!run) throw new Error(`no ${request.which} run`);
-      post({ kind: 'stored', id: request.id, event: run.storedEvent(request.stored) });
+      const d = current();
+      const which = request.which === 'whatif' ? 1 : 0;
+      const inputs = d.storedInputs(which, request.stored);
+      post({ kind: 'stored', id: request.id, event: d.storedEvent(which, request.stored), inputs }, [inputs.buffer]);
       return;
     }
     case 'defaults':
@@ -104,9 +136,13 @@ async function handle(request: Request): Promise<void> {
   }
 }
 
+// One request at a time, in order: frames must reach the page in the order they are built.
+let queue: Promise<void> = Promise.resolve();
 self.onmessage = (e: MessageEvent<Request>) => {
-  handle(e.data).catch((error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
-    post({ kind: 'error', id: e.data.id, message });
-  });
+  queue = queue.then(() =>
+    handle(e.data).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      post({ kind: 'error', id: e.data.id, message });
+    }),
+  );
 };

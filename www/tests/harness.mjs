@@ -26,20 +26,23 @@ const TYPES = {
   '.map': 'application/json',
 };
 
+/** Answers `req` with the file of `dir` it names (index.html for a folder), or 404. */
+export function serveFile(dir, req, res) {
+  const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+  let file = join(dir, path);
+  if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+  if (!file.startsWith(dir) || !existsSync(file)) {
+    res.writeHead(404).end('not found');
+    return;
+  }
+  res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+  res.end(readFileSync(file));
+}
+
 /** Serves `dir` on a free loopback port; resolves to {url, close}. */
 export function serveStatic(dir = dist) {
   if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run scripts/build-www.sh`);
-  const server = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    let file = join(dir, path);
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-    if (!file.startsWith(dir) || !existsSync(file)) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
+  const server = createServer((req, res) => serveFile(dir, req, res));
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();

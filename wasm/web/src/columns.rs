@@ -47,6 +47,25 @@ impl<T: Hash + Eq + Clone> Interner<T> {
         id
     }
 
+    /// The number of `value`, if it has one.
+    pub fn find<Q>(&self, value: &Q) -> Option<u32>
+    where
+        T: std::borrow::Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.ids.get(value).copied()
+    }
+
+    /// How many values are numbered.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no value is numbered.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
     /// The value numbered `id`.
     pub fn get(&self, id: u32) -> &T {
         &self.values[id as usize]
@@ -60,8 +79,12 @@ impl<T: Hash + Eq + Clone> Interner<T> {
 
 /// The interned strings as a JavaScript array.
 pub fn strings_to_js(strings: &Interner<String>) -> Array {
-    strings
-        .values()
+    strings_from(strings, 0)
+}
+
+/// The interned strings numbered `from` on, as a JavaScript array.
+pub fn strings_from(strings: &Interner<String>, from: usize) -> Array {
+    strings.values()[from.min(strings.len())..]
         .iter()
         .map(|s| JsValue::from_str(s))
         .collect()

@@ -4,7 +4,7 @@
 //! [`Recorder`](hush_core::Recorder) and replay loop as the native build,
 //! with time and the Kubernetes API supplied by JavaScript.
 //!
-//! Four classes are exported:
+//! Five classes are exported:
 //!
 //! * [`Correlator`](correlator::WebCorrelator) — a live recorder. Its host
 //!   object gives the clock (`now()`) and the sink (`create`, `patch`,
@@ -20,8 +20,12 @@
 //!   in one call, into an in-memory API server.
 //! * [`Run`](run::WebRun) — what such a replay decided, compact: per event
 //!   its action, rule, count and stored event, the stored events as
-//!   columns, and `explain(i)` for the full `why` of one event. The
-//!   dashboard (`www/`) draws these.
+//!   columns, and `explain(i)` for the full `why` of one event.
+//! * [`Dashboard`] — the dashboard's (`www/`) whole
+//!   model in its worker: a recording that grows (a file, the pages of an
+//!   API server's list, lines of its watch), a baseline and a what-if run
+//!   that correlate only what is new, and frames of what changed plus the
+//!   indexes the page draws from.
 //!
 //! ```js
 //! const { Correlator } = require("./hush_web.js");
@@ -41,14 +45,17 @@
 //!
 //! Modules: [`convert`] (JavaScript ⇄ core values), [`sink`] (the
 //! JavaScript sink and clock), [`error`] (one error type per operation),
-//! [`columns`] (bulk results as typed arrays), [`correlator`], [`replay`],
-//! [`recording`] and [`run`] (the exported classes). A file's records are
-//! read by [`hush_input`], the reader `hushd replay` uses.
+//! [`columns`] (bulk results as typed arrays), [`inputs`] (the events read
+//! and their facts), [`correlator`], [`replay`], [`recording`], [`run`]
+//! and [`dashboard`] (the exported classes). A file's records are read by
+//! [`hush_input`], the reader `hushd replay` uses.
 
 pub mod columns;
 pub mod convert;
 pub mod correlator;
+pub mod dashboard;
 pub mod error;
+pub mod inputs;
 pub mod recording;
 pub mod replay;
 pub mod run;
@@ -57,6 +64,7 @@ pub mod sink;
 use wasm_bindgen::prelude::wasm_bindgen;
 
 pub use correlator::WebCorrelator;
+pub use dashboard::Dashboard;
 pub use recording::WebRecording;
 pub use replay::WebReplay;
 pub use run::WebRun;

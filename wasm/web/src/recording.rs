@@ -12,33 +12,24 @@
 //! const run = recording.replay({ burst: 10 });   // the correlator over every event
 //! ```
 
-use core::ops::Range;
-
-use hush_core::format::replay::{Native, Replay};
-use hush_core::write::memory::MemoryStore;
-use hush_core::{Event, Recorder, Timestamp};
+use hush_core::Event;
 use hush_input::{Position, read_text};
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
 
-use crate::columns::{Interner, JsObject, f64s, strings_to_js, u32s};
+use crate::columns::{JsObject, f64s, strings_to_js, u32s};
 use crate::convert::{instant_to_millis, options_from_js};
 use crate::error::{ConstructError, ReadError};
-use crate::run::{RunBuilder, WebRun};
-
-/// One accepted input event.
-#[derive(Debug)]
-struct Input {
-    event: Event,
-    at: Timestamp,
-    span: Range<usize>,
-}
+use crate::inputs::{Inputs, STRING_COLUMNS};
+use crate::run::{Correlation, WebRun};
 
 /// A recorded file: its events, read once, and the records that were not.
 #[wasm_bindgen(js_name = Recording)]
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct WebRecording {
-    inputs: Vec<Input>,
+    inputs: Inputs,
+    /// The events read, replayed as often as asked.
+    events: Vec<Event>,
     errors: Vec<(Position, String)>,
     /// Bytes read so far: where the next `append` starts.
     bytes_read: usize,
@@ -52,11 +43,7 @@ impl WebRecording {
     /// only text that is not UTF-8 throws (`TypeError`).
     #[wasm_bindgen(constructor)]
     pub fn new(bytes: &[u8]) -> Result<WebRecording, ReadError> {
-        let mut recording = WebRecording {
-            inputs: Vec::new(),
-            errors: Vec::new(),
-            bytes_read: 0,
-        };
+        let mut recording = WebRecording::default();
         recording.append(bytes)?;
         Ok(recording)
     }
@@ -66,21 +53,15 @@ impl WebRecording {
     /// ones (spans count from the first byte ever read). Returns how many
     /// events were accepted.
     pub fn append(&mut self, bytes: &[u8]) -> Result<usize, ReadError> {
-        let text = core::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.valid_up_to()))?;
         let before = self.inputs.len();
-        let offset = self.bytes_read;
-        self.bytes_read += bytes.len();
-        for raw in read_text(text) {
-            let span = raw.span();
-            match raw.observe() {
-                Ok((_, observation, at)) => self.inputs.push(Input {
-                    event: observation.event,
-                    at,
-                    span: offset + span.start..offset + span.end,
-                }),
-                Err(e) => self.errors.push((e.position, e.message)),
-            }
-        }
+        let events = &mut self.events;
+        read_into(
+            bytes,
+            &mut self.bytes_read,
+            &mut self.inputs,
+            &mut self.errors,
+            &mut |e| events.push(e),
+        )?;
         Ok(self.inputs.len() - before)
     }
 
@@ -111,30 +92,7 @@ impl WebRecording {
     /// event's `reason`, `type`, `component` (source, else reporting
     /// controller) and `message`.
     pub fn facts(&self) -> JsValue {
-        let n = self.inputs.len();
-        let mut strings: Interner<String> = Interner::default();
-        let mut at = Vec::with_capacity(n);
-        let [mut start, mut end] = [(); 2].map(|()| Vec::with_capacity(n));
-        let mut columns: [Vec<u32>; 7] = Default::default();
-        for input in &self.inputs {
-            let e = &input.event;
-            at.push(instant_to_millis(input.at));
-            start.push(input.span.start as u32);
-            end.push(input.span.end as u32);
-            for (column, value) in columns.iter_mut().zip(strings_of(e)) {
-                column.push(strings.id(value));
-            }
-        }
-        let facts = JsObject::default();
-        facts
-            .set("at", f64s(&at))
-            .set("start", u32s(&start))
-            .set("end", u32s(&end));
-        for (name, column) in STRING_COLUMNS.iter().zip(&columns) {
-            facts.set(name, u32s(column));
-        }
-        facts.set("strings", strings_to_js(&strings));
-        facts.into_js()
+        facts_from(&self.inputs, 0).into_js()
     }
 
     /// Correlates every event in order with `options` (as for `Replay`,
@@ -142,47 +100,66 @@ impl WebRecording {
     /// until every series has finished, and returns the [`Run`](WebRun).
     pub fn replay(&self, options: JsValue) -> Result<WebRun, ConstructError> {
         let options = options_from_js(&options)?;
-        let mode = options.mode;
-        let recorder = Recorder::new(options).map_err(ConstructError::Options)?;
-        let engine = Native {
-            recorder,
-            sink: MemoryStore::new(),
-        };
-        let mut replay = Replay::new(engine, mode);
-        let mut run = RunBuilder::new(mode, self.inputs.len());
-        for (index, input) in self.inputs.iter().enumerate() {
-            run.push(Some(index), replay.observe(input.event.clone(), input.at));
-        }
-        run.push(None, replay.finish());
-        let stats = replay.engine.recorder.stats();
-        Ok(run.finish(&replay.engine.sink, stats))
+        let mut correlation = Correlation::new(options).map_err(ConstructError::Options)?;
+        correlation.advance(&self.inputs, &mut |i| self.events[i].clone());
+        correlation.finish();
+        Ok(WebRun::from(correlation))
     }
 }
 
-/// The string columns of [`WebRecording::facts`], in [`strings_of`]'s order.
-pub(crate) const STRING_COLUMNS: [&str; 7] = [
-    "namespace",
-    "kind",
-    "name",
-    "reason",
-    "type",
-    "component",
-    "message",
-];
+/// Reads `bytes` (UTF-8, the stream's next bytes after `bytes_read`) into
+/// `inputs` and `errors`, in order, giving each event read to `keep`.
+pub(crate) fn read_into(
+    bytes: &[u8],
+    bytes_read: &mut usize,
+    inputs: &mut Inputs,
+    errors: &mut Vec<(Position, String)>,
+    keep: &mut dyn FnMut(Event),
+) -> Result<(), ReadError> {
+    let text = core::str::from_utf8(bytes).map_err(|e| ReadError::NotUtf8(e.valid_up_to()))?;
+    let offset = *bytes_read;
+    *bytes_read += bytes.len();
+    for raw in read_text(text) {
+        let span = raw.span();
+        match raw.observe() {
+            Ok((_, observation, at)) => {
+                inputs.push(
+                    &observation.event,
+                    at,
+                    offset + span.start..offset + span.end,
+                );
+                keep(observation.event);
+            }
+            Err(e) => errors.push((e.position, e.message)),
+        }
+    }
+    Ok(())
+}
 
-/// An event's values for [`STRING_COLUMNS`].
-pub(crate) fn strings_of(e: &Event) -> [&str; 7] {
-    let component = match e.source.component.as_str() {
-        "" => e.reporting_controller.as_str(),
-        c => c,
-    };
-    [
-        &e.involved_object.namespace,
-        &e.involved_object.kind,
-        &e.involved_object.name,
-        &e.reason,
-        &e.type_,
-        component,
-        &e.message,
-    ]
+/// The facts of inputs `from..` as columns (see [`WebRecording::facts`]),
+/// without the string table.
+pub(crate) fn fact_columns(inputs: &Inputs, from: usize) -> JsObject {
+    let list = inputs.from(from);
+    let from = inputs.len() - list.len();
+    let at: Vec<f64> = list.iter().map(|i| instant_to_millis(i.at)).collect();
+    let start: Vec<u32> = list.iter().map(|i| i.span.start as u32).collect();
+    let end: Vec<u32> = list.iter().map(|i| i.span.end as u32).collect();
+    let ids = &inputs.all_ids()[from..];
+    let facts = JsObject::default();
+    facts
+        .set("at", f64s(&at))
+        .set("start", u32s(&start))
+        .set("end", u32s(&end));
+    for (c, name) in STRING_COLUMNS.iter().enumerate() {
+        let column: Vec<u32> = ids.iter().map(|ids| ids[c]).collect();
+        facts.set(name, u32s(&column));
+    }
+    facts
+}
+
+/// [`fact_columns`] with the whole string table as `strings`.
+fn facts_from(inputs: &Inputs, from: usize) -> JsObject {
+    let facts = fact_columns(inputs, from);
+    facts.set("strings", strings_to_js(inputs.strings()));
+    facts
 }
