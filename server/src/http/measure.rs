@@ -1,37 +1,19 @@
-//! The HTTP/1.1 server under the API: accepting connections (at most
-//! `--max-connections`), a deadline for request headers (slowloris), the
-//! request-level limits and metrics, and a graceful stop: on shutdown it
-//! stops accepting, lets in-flight requests finish (watches end), then
-//! returns.
+//! What every request is counted and held to: its Kubernetes verb, the
+//! request counter and latency histogram (around everything, so 401, 403
+//! and 421 answers are counted too), and the in-flight limit (inside
+//! authentication, so that requests nobody is allowed to make do not take
+//! the slots of those who are).
 
-use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use axum::Router;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
-use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 
 use crate::api::App;
 use crate::api::status::ApiError;
 use crate::metrics::{Metrics, RequestLabels, VerbLabels};
-
-/// Connection-level limits.
-#[derive(Clone, Debug)]
-pub struct ConnectionLimits {
-    /// Connections open at once; more wait in the listen backlog.
-    pub max_connections: usize,
-    /// Longest time to receive a request's headers.
-    pub header_timeout: Duration,
-    /// Longest a graceful stop waits for requests to finish.
-    pub drain_timeout: Duration,
-}
 
 /// The Kubernetes verb of a request, for metrics.
 pub fn verb(method: &axum::http::Method, path: &str, query: Option<&str>) -> &'static str {
@@ -75,11 +57,9 @@ pub fn verb(method: &axum::http::Method, path: &str, query: Option<&str>) -> &'s
     }
 }
 
-/// Counts and times every request, and holds it to the in-flight limit
-/// (watches, health and metrics aside: they have their own limits or
-/// must answer when the server is busy).
-pub async fn limit_and_measure(
-    State(app): State<Arc<App>>,
+/// Counts and times every request by its verb and status code.
+pub async fn measure(
+    State(metrics): State<Arc<Metrics>>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -89,27 +69,32 @@ pub async fn limit_and_measure(
         request.uri().path(),
         request.uri().query(),
     );
-    let bounded = !matches!(verb, "watch" | "health" | "metrics");
-    let permit = if bounded {
-        match app.inflight.clone().try_acquire_owned() {
-            Ok(permit) => Some(permit),
-            Err(_) => {
-                app.metrics.limit("inflight");
-                let response =
-                    ApiError::too_many_requests("Too many requests, please try again later.", 1)
-                        .into_response();
-                record(&app.metrics, verb, &response, started);
-                return response;
-            }
-        }
-    } else {
-        None
-    };
+    let response = next.run(request).await;
+    record(&metrics, verb, &response, started);
+    response
+}
+
+/// Holds every request to the in-flight limit (watches, health and
+/// metrics aside: they have their own limits or must answer when the
+/// server is busy); over it, 429 with `Retry-After`.
+pub async fn limit(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let verb = verb(
+        request.method(),
+        request.uri().path(),
+        request.uri().query(),
+    );
+    if matches!(verb, "watch" | "health" | "metrics") {
+        return next.run(request).await;
+    }
     // The in-flight gauge is read off the semaphore when /metrics is
     // scraped: a request dropped mid-way (its client gone) frees its permit.
+    let Ok(permit) = app.inflight.clone().try_acquire_owned() else {
+        app.metrics.limit("inflight");
+        return ApiError::too_many_requests("Too many requests, please try again later.", 1)
+            .into_response();
+    };
     let response = next.run(request).await;
     drop(permit);
-    record(&app.metrics, verb, &response, started);
     response
 }
 
@@ -125,64 +110,6 @@ fn record(metrics: &Metrics, verb: &'static str, response: &Response, started: I
         .latency
         .get_or_create(&VerbLabels { verb })
         .observe(started.elapsed().as_secs_f64());
-}
-
-/// Serves `router` on `listener` until `shutdown` turns true, then drains.
-pub async fn serve(
-    listener: TcpListener,
-    router: Router,
-    limits: ConnectionLimits,
-    metrics: Arc<Metrics>,
-    mut shutdown: tokio::sync::watch::Receiver<bool>,
-) {
-    let graceful = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let mut builder = hyper::server::conn::http1::Builder::new();
-    builder
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout)
-        .keep_alive(true);
-    loop {
-        let permit = tokio::select! {
-            permit = slots.clone().acquire_owned() => permit.expect("the connection semaphore is never closed"),
-            _ = crate::shutdown::stopped(&mut shutdown) => break,
-        };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            _ = crate::shutdown::stopped(&mut shutdown) => break,
-        };
-        let (stream, _peer): (_, SocketAddr) = match accepted {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                // Out of file descriptors and the like: back off, keep serving.
-                tracing::warn!("accepting a connection failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
-        let gauge = metrics.connections.clone();
-        tokio::spawn(async move {
-            gauge.inc();
-            // A client that breaks the protocol or times out only loses
-            // its own connection.
-            let _ = connection.await;
-            gauge.dec();
-            drop(permit);
-        });
-    }
-    drop(listener);
-    if tokio::time::timeout(limits.drain_timeout, graceful.shutdown())
-        .await
-        .is_err()
-    {
-        tracing::warn!(
-            "requests still running after {:?}; stopping anyway",
-            limits.drain_timeout
-        );
-    }
 }
 
 #[cfg(test)]
