@@ -49,7 +49,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 1000)]
     max_watchers: usize,
     /// Connections open at once; when all are taken, the oldest that has
-    /// not sent a whole request yet is closed to make room, else more wait.
+    /// not sent a whole request yet is closed to make room (up to as many
+    /// again are let in while none is old enough), else more wait.
     #[arg(long, default_value_t = 4096)]
     max_connections: usize,
     /// Connections open at once from one client address; more are closed

@@ -10,6 +10,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -66,7 +67,10 @@ pub async fn serve(
     metrics: ConnectionMetrics,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    let slots = Slots::new(limits.max_connections, limits.max_per_ip);
+    // Long enough for a client to send the request it connected for, even
+    // when its task waits behind a storm of connections.
+    let min_age = (limits.header_timeout / 4).min(Duration::from_millis(250));
+    let slots = Slots::new(limits.max_connections, limits.max_per_ip, min_age);
     let shared = Arc::new(Shared {
         tls,
         router,
@@ -92,7 +96,7 @@ pub async fn serve(
                 continue;
             }
         };
-        let admitted = match slots.admit(peer.ip()) {
+        let admitted = match slots.admit(peer.ip(), Instant::now()) {
             Ok(admitted) => admitted,
             Err(_) => {
                 shared.metrics.cut(PER_IP);
@@ -136,11 +140,15 @@ async fn connection(
     shared.metrics.open.inc();
     let started = Instant::now();
     let slot = Arc::new(slot);
+    let handshaken = AtomicBool::new(false);
     let serve = async {
         let stream = Linger::new(stream);
         match &shared.tls {
             Some(tls) => match tls.accept(stream, peer, shared.header_timeout).await {
-                Ok((stream, info)) => run(&shared, stream, info, slot.clone(), shutdown).await,
+                Ok((stream, info)) => {
+                    handshaken.store(true, Ordering::Relaxed);
+                    run(&shared, stream, info, slot.clone(), shutdown).await
+                }
                 Err(e) => tracing::debug!(%peer, "TLS handshake failed: {e}"),
             },
             None => {
@@ -157,16 +165,23 @@ async fn connection(
             std::future::pending::<()>().await;
         }
     };
-    let evicted = tokio::select! {
-        () = serve => false,
-        () = slot.evicted() => true,
-        () = slow_start => false,
+    let (evicted, cut) = tokio::select! {
+        () = serve => (false, false),
+        () = slot.evicted() => (true, false),
+        () = slow_start => (false, true),
     };
     if evicted {
         tracing::debug!(%peer, "closed a connection that had sent no request, to make room");
     } else if !slot.is_serving() && started.elapsed() >= shared.header_timeout {
         shared.metrics.cut(SLOW_START);
         tracing::debug!(%peer, "closed a connection that sent no whole request within the header timeout");
+        if let Some(tls) = &shared.tls
+            && cut
+            && !handshaken.load(Ordering::Relaxed)
+        {
+            // Cut before the handshake's own timeout counted it.
+            tls.metrics.handshake_failures.inc();
+        }
     }
     shared.metrics.open.dec();
     drop(slot);

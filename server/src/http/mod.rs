@@ -43,7 +43,8 @@ pub use metrics::ConnectionMetrics;
 pub struct ConnectionLimits {
     /// Connections open at once. When they are all taken, the oldest
     /// connection that has not yet sent a whole request is closed to make
-    /// room; when every one has, more wait in the listen backlog.
+    /// room (see [`slots`] for the details); when every one has, more
+    /// wait in the listen backlog.
     pub max_connections: usize,
     /// Connections open at once from one client address (`None`: no
     /// limit); more are closed as soon as they are accepted.
