@@ -63,7 +63,10 @@ impl Hushd {
             command.args(["--listen", "127.0.0.1:0"]);
         }
         let mut child = command
-            .env("HUSHD_LOG", "info")
+            .env(
+                "HUSHD_LOG",
+                std::env::var("HUSHD_LOG").unwrap_or_else(|_| "info".into()),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
