@@ -1,7 +1,7 @@
 //! The layers every request passes on its way to the API's routes, in
 //! their order from the outside in:
 //!
-//! 1. [`close`](super::close): `Connection: close` when the body was left
+//! 1. [`close`]: `Connection: close` when the body was left
 //!    unread;
 //! 2. [`measure`](super::measure::measure): counted and timed, whatever
 //!    the answer;

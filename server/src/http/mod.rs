@@ -18,7 +18,7 @@
 //!   `--allow-host` names (DNS rebinding);
 //! * [`measure`]: request counts, latency and the in-flight limit;
 //! * [`metrics`]: what the connection limits count;
-//! * [`front`]: the layers in their order around the API's router.
+//! * [`mod@front`]: the layers in their order around the API's router.
 
 pub mod accept;
 pub mod close;
