@@ -54,6 +54,7 @@ impl Record {
     }
 
     /// A record of `messages`, last seen at `last`.
+    #[cfg(any(test, feature = "snapshot"))]
     pub(super) fn of<'m>(
         messages: impl IntoIterator<Item = &'m str>,
         last: Option<Timestamp>,

@@ -43,6 +43,7 @@ impl DueTimes {
     }
 
     /// Forgets every instant.
+    #[cfg(feature = "snapshot")]
     pub(super) fn clear(&mut self) {
         self.counts.clear();
     }
