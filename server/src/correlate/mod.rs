@@ -9,8 +9,18 @@
 //! trims its journal. A restart restores the snapshots and replays the
 //! journal after them against the recorded answers, so counts, spam
 //! buckets and open series continue exactly, even after `kill -9`.
+//!
+//! Beside them, the [`ledger`] keeps what lets clients that correlate
+//! themselves and clients that do not share one store (aliases of merged
+//! creates, remembered creates, events a client maintains, counts the
+//! correlator believes, pending spam-filtered occurrences), journaled and
+//! snapshotted the same way; [`keys`] says what "the same key" is and
+//! [`counts`] what a write's occurrences are (`docs/correlation.md`).
 
+pub mod counts;
 pub mod journal;
+pub mod keys;
+pub mod ledger;
 pub mod sink;
 
 use std::sync::Arc;
