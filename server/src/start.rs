@@ -10,6 +10,7 @@ use tokio::sync::Semaphore;
 use crate::api::App;
 use crate::config::Config;
 use crate::correlate::Correlators;
+use crate::correlate::ledger::{Ledger, Limits};
 use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::store::EventStore;
@@ -106,6 +107,10 @@ pub async fn start(
         }
         Some(correlators)
     };
+    let seq = correlators
+        .as_ref()
+        .map_or_else(|| crate::correlate::last_seq(&recovered), Correlators::seq);
+    let ledger = ledger_from(&recovered, &config, &mut tx, seq);
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
     let metrics = Arc::new(Metrics::new());
@@ -114,6 +119,8 @@ pub async fn start(
         config.writer.clone(),
         tx,
         correlators,
+        ledger,
+        seq,
         hub.clone(),
         metrics.clone(),
         tokio::runtime::Handle::current(),
@@ -151,6 +158,26 @@ pub async fn start(
         server,
         writer: writer_thread,
     })
+}
+
+/// The emitter ledger `recovered` holds, snapshotted into `tx` as of `seq`
+/// (compacting its journal).
+fn ledger_from(
+    recovered: &crate::store::Recovered,
+    config: &Config,
+    tx: &mut Tx,
+    seq: u64,
+) -> Ledger {
+    let limits = Limits {
+        alias_ttl_nanos: i64::try_from(config.event_ttl.as_nanos()).unwrap_or(i64::MAX),
+        ..Limits::default()
+    };
+    let (mut ledger, warnings) = Ledger::recover(recovered, limits);
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+    ledger.snapshot_into(tx, seq);
+    ledger
 }
 
 /// `hushd serve`: runs until SIGTERM or SIGINT, then stops cleanly.

@@ -34,7 +34,9 @@ impl std::error::Error for StoreError {}
 pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// An event's key: namespace, then name (the API server's key order).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Key {
     /// Namespace.
     pub namespace: String,
