@@ -32,6 +32,8 @@ pub struct LoadArgs {
     /// stored with at least the count it was answered with.
     #[arg(long)]
     check: bool,
+    #[command(flatten)]
+    hostile: super::hostile::HostileArgs,
 }
 
 /// The API group the events are posted to.
@@ -68,7 +70,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         .build()
         .map_err(|e| format!("starting the runtime failed: {e}"))?;
     runtime.block_on(async {
-        let (figures, acked) = super::run(config).await?;
+        let (figures, acked, report) = super::hostile::run(config, &args.hostile).await?;
         eprintln!(
             "{:.0} events/s over {} connections for {:.1}s; latency p50 {:.2} ms, p99 {:.2} ms, p999 {:.2} ms, max {:.2} ms; answers {:?}, errors {}",
             figures.events_per_second,
@@ -82,6 +84,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             figures.errors
         );
         let mut line = serde_json::to_value(&figures).map_err(|e| e.to_string())?;
+        super::hostile::add_report(&mut line, &report)?;
         let mut lost = 0;
         if args.check {
             let check = verify(args.server, path, &acked).await?;

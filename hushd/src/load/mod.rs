@@ -8,6 +8,7 @@
 mod bodies;
 mod check;
 pub mod cli;
+pub mod hostile;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -280,7 +280,7 @@ impl Edit {
                     Some(old) => {
                         let mut value =
                             serde_json::to_value(View(s.group, old)).expect("an Event serializes");
-                        patch::apply(*kind, &mut value, bytes)
+                        patch::apply(*kind, &mut value, bytes, s.limits.max_body)
                             .inspect_err(|_| s.metrics.bad("bad-patch"))?;
                         let decoded = decode_value(value, s.group).map_err(|e| {
                             s.metrics.bad("bad-patch");

@@ -168,7 +168,10 @@ impl Tx {
             let suffix: String = (0..5)
                 .map(|_| char::from(NAME_ALPHABET[self.rng.usize(..NAME_ALPHABET.len())]))
                 .collect();
-            let name = format!("{prefix}{suffix}");
+            let name = format!(
+                "{}{suffix}",
+                crate::object::validate::generated_name_prefix(prefix)
+            );
             if self.get(&Key::new(namespace, &name))?.is_none() {
                 return Ok(name);
             }
