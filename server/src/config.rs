@@ -8,6 +8,7 @@ use std::time::Duration;
 use hush_core::Options;
 
 use crate::api::Limits;
+use crate::auth::SecurityConfig;
 use crate::correlate::CorrelateMode;
 use crate::http::ConnectionLimits;
 use crate::store::sqlite::Durability;
@@ -34,6 +35,8 @@ pub struct Config {
     pub limits: Limits,
     /// Connection limits.
     pub connections: ConnectionLimits,
+    /// TLS, authentication, authorization, audit, and the Host check.
+    pub security: SecurityConfig,
     /// Changes kept for watches to resume from.
     pub watch_history: usize,
     /// The writer's batching and housekeeping.

@@ -8,9 +8,11 @@ use hush_core::Options;
 use tokio::sync::Semaphore;
 
 use crate::api::App;
+use crate::auth::Security;
 use crate::config::Config;
 use crate::correlate::Correlators;
 use crate::correlate::ledger::{Ledger, Limits};
+use crate::http::{AllowedHosts, ConnectionMetrics};
 use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::store::EventStore;
@@ -23,9 +25,12 @@ use hush_engine::component::{Guards, Plugin};
 pub struct Running {
     /// The address it listens on.
     pub address: SocketAddr,
+    /// Whether it serves TLS.
+    pub tls: bool,
     shutdown: tokio::sync::watch::Sender<bool>,
     server: tokio::task::JoinHandle<()>,
     writer: std::thread::JoinHandle<Result<(), String>>,
+    audit: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Running {
@@ -36,10 +41,26 @@ impl Running {
         self.server
             .await
             .map_err(|e| format!("the server task failed: {e}"))?;
+        if let Some(audit) = self.audit {
+            // The audit writer ends once the last request is gone; a
+            // connection that outlived the drain holds it no longer than this.
+            for _ in 0..100 {
+                if audit.is_finished() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
         tokio::task::spawn_blocking(move || self.writer.join())
             .await
             .map_err(|e| format!("joining the writer failed: {e}"))?
             .map_err(|_| "the writer thread panicked".to_string())?
+    }
+
+    /// `http://ADDRESS` or `https://ADDRESS`.
+    pub fn url(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.address)
     }
 }
 
@@ -54,6 +75,19 @@ pub async fn start(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
+    // Who may be served, and how, is settled before the store is opened.
+    let mut metrics = Metrics::new();
+    let mut security = Security::start(&config.security, address, metrics.registry_mut())?;
+    for note in &security.notes {
+        tracing::info!("{note}");
+    }
+    for warning in &security.warnings {
+        tracing::warn!("{warning}");
+    }
+    let audit = security.audit.writer.take();
+    let connections = ConnectionMetrics::new(metrics.connections.clone());
+    connections.register(metrics.registry_mut());
+    let metrics = Arc::new(metrics);
     let (mut store, reader) =
         SqliteStore::open(&config.db, config.durability).map_err(|e| e.to_string())?;
     let recovered = store.recover().map_err(|e| e.to_string())?;
@@ -113,7 +147,6 @@ pub async fn start(
     let ledger = ledger_from(&recovered, &config, &mut tx, seq);
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
-    let metrics = Arc::new(Metrics::new());
     let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
@@ -138,15 +171,19 @@ pub async fn start(
         shutdown: stopping.clone(),
         address: address.to_string(),
     });
-    let router = api::routes(app.clone(), fallback).layer(axum::middleware::from_fn_with_state(
-        app,
-        http::limit_and_measure,
-    ));
+    let hosts = AllowedHosts::new(address, &config.security.allow_hosts);
+    let router = http::front(api::routes(app.clone(), fallback), &app, &security, hosts);
+    security.spawn_reloader(stopping.clone())?;
+    let tls = security.tls.clone();
+    // The layers hold what the requests need; the audit writer ends when
+    // the last of them is dropped.
+    drop(security);
     let server = tokio::spawn(http::serve(
         listener,
+        tls.clone(),
         router,
         config.connections.clone(),
-        metrics,
+        connections,
         stopping.clone(),
     ));
     if let Some(storm) = config.demo {
@@ -154,9 +191,11 @@ pub async fn start(
     }
     Ok(Running {
         address,
+        tls: tls.is_some(),
         shutdown,
         server,
         writer: writer_thread,
+        audit,
     })
 }
 
@@ -181,7 +220,14 @@ fn ledger_from(
 }
 
 /// `hushd serve`: runs until SIGTERM or SIGINT, then stops cleanly.
-pub fn run(config: Config) -> Result<(), String> {
+pub fn run(mut config: Config) -> Result<(), String> {
+    // The dashboard's page and files load without credentials (it then
+    // asks for a token to read the API).
+    config
+        .security
+        .auth
+        .public_paths
+        .extend(assets::public_paths());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hushd")
@@ -190,12 +236,9 @@ pub fn run(config: Config) -> Result<(), String> {
     runtime.block_on(async {
         let running = start(config.clone(), Some(assets::router())).await?;
         tracing::info!(address = %running.address, correlate = ?config.correlate, "serving");
-        eprintln!("hushd serve: listening on http://{}", running.address);
+        eprintln!("hushd serve: listening on {}", running.url());
         if assets::embedded() {
-            eprintln!(
-                "hushd serve: the dashboard is at http://{}/",
-                running.address
-            );
+            eprintln!("hushd serve: the dashboard is at {}/", running.url());
         }
         if config.demo.is_some() {
             eprintln!(

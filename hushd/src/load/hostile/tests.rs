@@ -33,10 +33,11 @@ fn config(dir: &std::path::Path) -> Config {
             bookmark_interval: Duration::from_secs(60),
         },
         connections: ConnectionLimits {
-            max_connections: 4096,
             header_timeout: Duration::from_secs(1),
             drain_timeout: Duration::from_secs(5),
+            ..ConnectionLimits::default()
         },
+        security: hush_server::auth::SecurityConfig::default(),
         watch_history: 10_000,
         writer: WriterConfig {
             max_batch: 1024,
@@ -59,14 +60,17 @@ async fn every_hostile_kind_gets_a_clean_answer_while_the_load_is_served() {
     std::fs::create_dir_all(&dir).unwrap();
     let server = hush_server::start::start(config(&dir), None).await.unwrap();
     let path = "/api/v1/namespaces/default/events";
+    let load_target =
+        crate::load::target::Target::new(&server.address.to_string(), None, None).unwrap();
     let load = LoadConfig {
-        server: server.address,
+        target: load_target.clone(),
         connections: 2,
         duration: Duration::from_secs(3),
         warmup: Duration::from_millis(200),
         path: path.into(),
         check: true,
         only: None,
+        reconnect_every: None,
     };
     let args = HostileArgs {
         hostile: vec![Hostile::All],
@@ -110,7 +114,7 @@ async fn every_hostile_kind_gets_a_clean_answer_while_the_load_is_served() {
     );
     let memory = report.server.as_ref().expect("the memory was sampled");
     assert!(memory.peak_rss_bytes >= memory.start_rss_bytes && memory.start_rss_bytes > 0);
-    let check = crate::load::verify(server.address, path, &acked)
+    let check = crate::load::verify(&load_target, path, &acked)
         .await
         .unwrap();
     assert_eq!(check.lost, 0, "{check:?}");
