@@ -10,12 +10,15 @@
 //!   made as sent (create, update, delete);
 //! * [`correlated`]: the answer to a create the correlator decided;
 //! * [`sweep`]: deleting what outlived its time to live;
+//! * [`ingest`]: a followed cluster's changes and imported dumps, stored
+//!   with their occurrences and the follower's checkpoint;
 //! * the transaction it owns ([`crate::store::tx`]), lent to a
 //!   correlator's sink for a call;
 //! * the loop itself, which batches, commits, answers and publishes.
 
 pub mod commands;
 pub mod correlated;
+pub mod ingest;
 mod run_loop;
 pub mod sweep;
 
