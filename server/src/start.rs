@@ -108,7 +108,17 @@ pub async fn start(
     };
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
-    let metrics = Arc::new(Metrics::new());
+    let follower = match &config.follow {
+        Some(follow) => Some(crate::follow::serve::Follower::connect(follow).await?),
+        None => None,
+    };
+    let mut metrics = Metrics::new();
+    let exports =
+        crate::export::Exports::new(&config.export, config.export_queue_max, &mut metrics)?;
+    if let Some(f) = &follower {
+        metrics.register(|r| f.state.register(r));
+    }
+    let metrics = Arc::new(metrics);
     let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
@@ -119,6 +129,15 @@ pub async fn start(
         tokio::runtime::Handle::current(),
     );
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
+    let occurrences = Arc::new(crate::store::sqlite::OccurrenceReader::new(&config.db));
+    let follow_state = follower.as_ref().map(|f| Arc::new(f.state.clone()));
+    if let Some(f) = follower {
+        f.spawn(writer.clone(), &occurrences, stopping.clone())?;
+    }
+    if let Some(path) = &config.import {
+        crate::follow::import::spawn(path.clone(), writer.clone(), stopping.clone());
+    }
+    exports.spawn(occurrences.clone(), writer.clone(), stopping.clone())?;
     let app = Arc::new(App {
         reader,
         writer,
@@ -131,10 +150,18 @@ pub async fn start(
         shutdown: stopping.clone(),
         address: address.to_string(),
     });
-    let router = api::routes(app.clone(), fallback).layer(axum::middleware::from_fn_with_state(
-        app,
-        http::limit_and_measure,
-    ));
+    let mut router = api::routes(app.clone(), fallback)
+        .layer(axum::middleware::from_fn_with_state(
+            app,
+            http::limit_and_measure,
+        ))
+        .merge(crate::follow::stream::routes(occurrences));
+    if let Some(state) = follow_state {
+        router = router.layer(axum::middleware::from_fn_with_state(
+            state,
+            crate::follow::serve::readyz,
+        ));
+    }
     let server = tokio::spawn(http::serve(
         listener,
         router,
