@@ -123,6 +123,38 @@ fn a_follower_keeps_the_upstream_events_and_every_occurrence() {
     );
     assert_eq!(occurrences(&follower).len(), 10);
 
+    // The same occurrences streamed whole, as a list page, and tailed by seq.
+    let all = follower.get("/apis/hush.dev/v1/occurrences");
+    let streamed: Vec<serde_json::Value> = all
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(streamed, occurrences(&follower));
+    let last: i64 = all.header("hush-last-seq").unwrap().parse().unwrap();
+    let page = follower
+        .get("/apis/hush.dev/v1/occurrences?limit=4&format=list")
+        .json();
+    assert_eq!(page["kind"], "EventList");
+    assert_eq!(page["items"].as_array().unwrap().len(), 4);
+    assert!(page["metadata"]["continue"].is_string());
+    let tail = follower.get(&format!(
+        "/apis/hush.dev/v1/occurrences?afterSeq={}&limit=100&format=watch",
+        last - 3
+    ));
+    let watched: Vec<serde_json::Value> = tail
+        .text()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(watched.len(), 3);
+    assert!(watched.iter().all(|w| w["type"] == "ADDED"));
+    assert_eq!(watched[2]["object"]["hush"]["seq"].as_i64(), Some(last));
+    assert_eq!(
+        tail.header("hush-last-seq"),
+        Some(last.to_string().as_str())
+    );
+
     assert_eq!(metric(&follower, "hush_follow_connected"), 1.0);
     assert_eq!(metric(&follower, "hush_follow_occurrences_total"), 10.0);
     assert_eq!(follower.get("/readyz").status, 200);

@@ -242,16 +242,25 @@ impl OccurrenceReader {
         f(guard.as_ref().expect("opened above"))
     }
 
-    /// Up to `limit` occurrences after `(at, seq)` in time order (ties by seq).
-    pub fn by_time(&self, after: (i64, i64), limit: usize) -> Result<Vec<StoredOccurrence>> {
+    /// Up to `limit` occurrences after `(at, seq)` in time order (ties by
+    /// seq), of those numbered up to `max_seq`.
+    pub fn by_time(
+        &self,
+        after: (i64, i64),
+        max_seq: i64,
+        limit: usize,
+    ) -> Result<Vec<StoredOccurrence>> {
         self.with(|c| {
             c.prepare_cached(&format!(
                 "SELECT {OCCURRENCE_COLUMNS} FROM occurrences o JOIN mirror_events e ON e.uid = o.uid \
-                 WHERE (o.at, o.seq) > (?1, ?2) ORDER BY o.at, o.seq LIMIT ?3"
+                 WHERE (o.at, o.seq) > (?1, ?2) AND o.seq <= ?3 ORDER BY o.at, o.seq LIMIT ?4"
             ))
             .and_then(|mut s| {
-                s.query_map(params![after.0, after.1, limit as i64], occurrence_row)?
-                    .collect()
+                s.query_map(
+                    params![after.0, after.1, max_seq, limit as i64],
+                    occurrence_row,
+                )?
+                .collect()
             })
             .map_err(error("reading occurrences"))
         })
