@@ -151,7 +151,7 @@ pub async fn feed(
                 );
                 answers.clear();
                 reported = tokio::time::Instant::now();
-            } else if reported.elapsed() >= Duration::from_secs(60) {
+            } else if n >= storm_len && reported.elapsed() >= Duration::from_secs(60) {
                 tracing::info!(?answers, "demo: the living cluster's last minute");
                 answers.clear();
                 reported = tokio::time::Instant::now();
