@@ -81,3 +81,43 @@ fn an_import_twice_stores_the_history_once() {
     assert_eq!(occurrences(&server).len(), 7);
     assert_eq!(stored_counts(&server.db), (7, 7));
 }
+
+/// `hushd replay --output table --engine native` of `input` (a path or
+/// `-` with `stdin`): its summary line.
+fn replay_summary(input: &str, stdin: &[u8], extra: &[&str]) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hushd"))
+        .args(["replay", "--output", "table", "--engine", "native"])
+        .args(extra)
+        .arg(input)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines().last().unwrap().to_owned()
+}
+
+#[test]
+fn the_occurrence_stream_replays_to_the_decisions_of_the_recording_it_came_from() {
+    let dir = TempDir::new("import-whatif");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/storm.jsonl");
+    let server = Server::start(&dir, &["--correlate", "off", "--import", sample]);
+    eventually("the import", Duration::from_secs(60), || {
+        server.log().contains("import done")
+    });
+    let stream = server.get("/apis/hush.dev/v1/occurrences");
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.text().lines().count(), 1870);
+    // The what-if of the stored history, in one command each: the same as
+    // of the recording itself, with client-go's settings and with others.
+    for what_if in [&[][..], &["--burst", "5"][..]] {
+        let recorded = replay_summary(sample, b"", what_if);
+        let stored = replay_summary("-", &stream.body, what_if);
+        assert_eq!(stored, recorded, "{what_if:?}");
+        assert!(recorded.starts_with("1870 events in"), "{recorded}");
+    }
+}
