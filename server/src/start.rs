@@ -87,7 +87,6 @@ pub async fn start(
     let audit = security.audit.writer.take();
     let connections = ConnectionMetrics::new(metrics.connections.clone());
     connections.register(metrics.registry_mut());
-    let metrics = Arc::new(metrics);
     let (mut store, reader) =
         SqliteStore::open(&config.db, config.durability).map_err(|e| e.to_string())?;
     let recovered = store.recover().map_err(|e| e.to_string())?;
@@ -147,6 +146,16 @@ pub async fn start(
     let ledger = ledger_from(&recovered, &config, &mut tx, seq);
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
+    let follower = match &config.follow {
+        Some(follow) => Some(crate::follow::serve::Follower::connect(follow).await?),
+        None => None,
+    };
+    let exports =
+        crate::export::Exports::new(&config.export, config.export_queue_max, &mut metrics)?;
+    if let Some(f) = &follower {
+        metrics.register(|r| f.state.register(r));
+    }
+    let metrics = Arc::new(metrics);
     let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
@@ -159,6 +168,15 @@ pub async fn start(
         tokio::runtime::Handle::current(),
     );
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
+    let occurrences = Arc::new(crate::store::sqlite::OccurrenceReader::new(&config.db));
+    let follow_state = follower.as_ref().map(|f| Arc::new(f.state.clone()));
+    if let Some(f) = follower {
+        f.spawn(writer.clone(), &occurrences, stopping.clone())?;
+    }
+    if let Some(path) = &config.import {
+        crate::follow::import::spawn(path.clone(), writer.clone(), stopping.clone());
+    }
+    exports.spawn(occurrences.clone(), writer.clone(), stopping.clone())?;
     let app = Arc::new(App {
         reader,
         writer,
@@ -172,7 +190,16 @@ pub async fn start(
         address: address.to_string(),
     });
     let hosts = AllowedHosts::new(address, &config.security.allow_hosts);
-    let router = http::front(api::routes(app.clone(), fallback), &app, &security, hosts);
+    // The occurrence stream is data like the API's, behind the same door.
+    let mut routes =
+        api::routes(app.clone(), fallback).merge(crate::follow::stream::routes(occurrences));
+    if let Some(state) = follow_state {
+        routes = routes.layer(axum::middleware::from_fn_with_state(
+            state,
+            crate::follow::serve::readyz,
+        ));
+    }
+    let router = http::front(routes, &app, &security, hosts);
     security.spawn_reloader(stopping.clone())?;
     let tls = security.tls.clone();
     // The layers hold what the requests need; the audit writer ends when

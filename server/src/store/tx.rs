@@ -188,6 +188,23 @@ impl Tx {
         self.put(object, ChangeKind::Modified)
     }
 
+    /// Stores `object` as a followed cluster or a dump had it: its uid and
+    /// creation time kept, a new resource version; an ADDED to watchers if
+    /// its name is new here, else a MODIFIED.
+    pub fn mirror(&mut self, mut object: EventObject) -> Result<Arc<EventObject>, TxError> {
+        let kind = match self.get(&Key::of(&object))? {
+            Some(_) => ChangeKind::Modified,
+            None => ChangeKind::Added,
+        };
+        object.event.metadata.resource_version = self.next_rv().to_string();
+        Ok(self.put(object, kind))
+    }
+
+    /// When what this transaction writes now expires (now plus the TTL).
+    pub fn expiry(&self) -> Timestamp {
+        self.now.plus_nanos(self.ttl_nanos)
+    }
+
     /// Deletes `old`; the returned object is its last state with the
     /// delete's resource version (what watchers see).
     pub fn delete(&mut self, old: &EventObject) -> Arc<EventObject> {

@@ -226,6 +226,23 @@ pub enum Command {
         /// Where the answer goes: the objects' last states.
         reply: oneshot::Sender<Answer<Vec<Arc<EventObject>>>>,
     },
+    /// Store a followed cluster's changes (or an imported dump's events)
+    /// with their occurrences and checkpoint ([`super::ingest`]).
+    Mirror {
+        /// The changes and the checkpoint they bring the follower to.
+        batch: crate::follow::Batch,
+        /// Where the answer goes: what the batch added.
+        reply: oneshot::Sender<Answer<crate::follow::mirror::Applied>>,
+    },
+    /// Set a named value of the mirror (an exporter's cursor).
+    SetValue {
+        /// The name.
+        key: String,
+        /// The value.
+        value: String,
+        /// Where the answer goes, once it is durable.
+        reply: oneshot::Sender<Answer<()>>,
+    },
 }
 
 /// The API's handle on the writer.

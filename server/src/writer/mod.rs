@@ -14,6 +14,8 @@
 //! * [`delete`]: deletes, and what the ledger forgets with them;
 //! * [`flush`]: spam-filtered occurrences into their events;
 //! * [`sweep`]: deleting what outlived its time to live;
+//! * [`ingest`]: a followed cluster's changes and imported dumps, stored
+//!   with their occurrences and the follower's checkpoint;
 //! * the transaction it owns ([`crate::store::tx`]), lent to a
 //!   correlator's sink for a call;
 //! * the loop itself, which batches, commits, answers and publishes.
@@ -23,6 +25,7 @@ pub mod correlated;
 pub mod create;
 pub mod delete;
 pub mod flush;
+pub mod ingest;
 mod run_loop;
 pub mod sweep;
 pub mod update;

@@ -294,6 +294,12 @@ impl Loop {
                 dry_run,
                 reply: to,
             } => reply(to, self.delete(&keys, uid, expected, dry_run)),
+            Command::Mirror { batch, reply: to } => reply(to, self.ingest(batch)),
+            Command::SetValue {
+                key,
+                value,
+                reply: to,
+            } => reply(to, self.set_value(key, value)),
         }
     }
 
