@@ -43,6 +43,14 @@ pub struct Config {
     pub writer: WriterConfig,
     /// A storm (JSON lines with `"at"`) to feed the server with (`--demo`).
     pub demo: Option<&'static str>,
+    /// The cluster to follow (`--follow`).
+    pub follow: Option<crate::follow::serve::FollowConfig>,
+    /// A dump to load into the store as history (`--import`).
+    pub import: Option<PathBuf>,
+    /// Where new occurrences are exported (`--export`).
+    pub export: Vec<crate::export::ExportTarget>,
+    /// Most undelivered occurrences an exporter keeps (`--export-queue-max`).
+    pub export_queue_max: u64,
 }
 
 /// Parses a duration as Go and the API server's flags write them: a

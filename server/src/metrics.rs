@@ -212,6 +212,12 @@ impl Metrics {
         &mut self.registry
     }
 
+    /// Registers more metrics (the follower's, the exporters') under the
+    /// same `hush_` prefix.
+    pub fn register(&mut self, add: impl FnOnce(&mut Registry)) {
+        add(&mut self.registry);
+    }
+
     /// Counts one bad request of `kind`.
     pub fn bad(&self, kind: &'static str) {
         self.bad_requests

@@ -11,6 +11,7 @@ use crate::api::App;
 use crate::auth::Security;
 use crate::config::Config;
 use crate::correlate::Correlators;
+use crate::correlate::ledger::{Ledger, Limits};
 use crate::http::{AllowedHosts, ConnectionMetrics};
 use crate::hub::Hub;
 use crate::metrics::Metrics;
@@ -86,7 +87,6 @@ pub async fn start(
     let audit = security.audit.writer.take();
     let connections = ConnectionMetrics::new(metrics.connections.clone());
     connections.register(metrics.registry_mut());
-    let metrics = Arc::new(metrics);
     let (mut store, reader) =
         SqliteStore::open(&config.db, config.durability).map_err(|e| e.to_string())?;
     let recovered = store.recover().map_err(|e| e.to_string())?;
@@ -140,18 +140,43 @@ pub async fn start(
         }
         Some(correlators)
     };
+    let seq = correlators
+        .as_ref()
+        .map_or_else(|| crate::correlate::last_seq(&recovered), Correlators::seq);
+    let ledger = ledger_from(&recovered, &config, &mut tx, seq);
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
+    let follower = match &config.follow {
+        Some(follow) => Some(crate::follow::serve::Follower::connect(follow).await?),
+        None => None,
+    };
+    let exports =
+        crate::export::Exports::new(&config.export, config.export_queue_max, &mut metrics)?;
+    if let Some(f) = &follower {
+        metrics.register(|r| f.state.register(r));
+    }
+    let metrics = Arc::new(metrics);
     let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
         tx,
         correlators,
+        ledger,
+        seq,
         hub.clone(),
         metrics.clone(),
         tokio::runtime::Handle::current(),
     );
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
+    let occurrences = Arc::new(crate::store::sqlite::OccurrenceReader::new(&config.db));
+    let follow_state = follower.as_ref().map(|f| Arc::new(f.state.clone()));
+    if let Some(f) = follower {
+        f.spawn(writer.clone(), &occurrences, stopping.clone())?;
+    }
+    if let Some(path) = &config.import {
+        crate::follow::import::spawn(path.clone(), writer.clone(), stopping.clone());
+    }
+    exports.spawn(occurrences.clone(), writer.clone(), stopping.clone())?;
     let app = Arc::new(App {
         reader,
         writer,
@@ -165,7 +190,16 @@ pub async fn start(
         address: address.to_string(),
     });
     let hosts = AllowedHosts::new(address, &config.security.allow_hosts);
-    let router = http::front(api::routes(app.clone(), fallback), &app, &security, hosts);
+    // The occurrence stream is data like the API's, behind the same door.
+    let mut routes =
+        api::routes(app.clone(), fallback).merge(crate::follow::stream::routes(occurrences));
+    if let Some(state) = follow_state {
+        routes = routes.layer(axum::middleware::from_fn_with_state(
+            state,
+            crate::follow::serve::readyz,
+        ));
+    }
+    let router = http::front(routes, &app, &security, hosts);
     security.spawn_reloader(stopping.clone())?;
     let tls = security.tls.clone();
     // The layers hold what the requests need; the audit writer ends when
@@ -190,6 +224,26 @@ pub async fn start(
         writer: writer_thread,
         audit,
     })
+}
+
+/// The emitter ledger `recovered` holds, snapshotted into `tx` as of `seq`
+/// (compacting its journal).
+fn ledger_from(
+    recovered: &crate::store::Recovered,
+    config: &Config,
+    tx: &mut Tx,
+    seq: u64,
+) -> Ledger {
+    let limits = Limits {
+        alias_ttl_nanos: i64::try_from(config.event_ttl.as_nanos()).unwrap_or(i64::MAX),
+        ..Limits::default()
+    };
+    let (mut ledger, warnings) = Ledger::recover(recovered, limits);
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+    ledger.snapshot_into(tx, seq);
+    ledger
 }
 
 /// `hushd serve`: runs until SIGTERM or SIGINT, then stops cleanly.

@@ -52,6 +52,8 @@ pub struct LoadArgs {
     /// With --baseline: rounds per server.
     #[arg(long, default_value_t = 1)]
     rounds: u32,
+    #[command(flatten)]
+    hostile: super::hostile::HostileArgs,
 }
 
 /// The API group the events are posted to.
@@ -83,6 +85,8 @@ struct Rounds {
     config: LoadConfig,
     figures: Vec<Figures>,
     acked: Acked,
+    /// What the hostile clients beside its rounds saw (the last round's).
+    report: super::hostile::Report,
 }
 
 impl Rounds {
@@ -131,6 +135,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         config: config(target),
         figures: Vec::new(),
         acked: Acked::default(),
+        report: Default::default(),
     }];
     if let Some(baseline) = &args.baseline {
         setups.insert(
@@ -139,6 +144,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                 config: config(Target::new(baseline, None, None)?),
                 figures: Vec::new(),
                 acked: Acked::default(),
+                report: Default::default(),
             },
         );
     }
@@ -150,7 +156,9 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         let rounds = if args.baseline.is_some() { args.rounds } else { 1 };
         for round in 1..=rounds {
             for setup in &mut setups {
-                let (figures, acked) = super::run(setup.config.clone()).await?;
+                let (figures, acked, report) =
+                    super::hostile::run(setup.config.clone(), &args.hostile).await?;
+                setup.report = report;
                 if args.baseline.is_some() {
                     eprintln!("round {round}, {}: {}", setup.config.target.url(), describe(&figures));
                 } else {
@@ -179,6 +187,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
                 if let Some(check) = checks.pop() {
                     line["check"] = check;
                 }
+                super::hostile::add_report(&mut line, &setups[0].report)?;
                 line
             }
             Some(_) => {

@@ -8,6 +8,7 @@
 mod bodies;
 mod check;
 pub mod cli;
+pub mod hostile;
 pub mod target;
 
 use std::sync::Arc;

@@ -30,9 +30,65 @@ pub struct ServeArgs {
     /// correlator and events.k8s.io/v1 through the series correlator.
     #[arg(long, value_enum, default_value = "auto")]
     correlate: hush_server::correlate::CorrelateMode,
-    /// How long an event is kept after its last write (the API server's --event-ttl).
-    #[arg(long, default_value = "1h", value_parser = parse_duration)]
-    event_ttl: std::time::Duration,
+    /// How long an event is kept after its last write (the API server's
+    /// --event-ttl) [default: 1h; with --follow or --import, 168h (7 days)].
+    #[arg(long, value_parser = parse_duration)]
+    event_ttl: Option<std::time::Duration>,
+    /// Follow a cluster: list and watch its events and keep them, with
+    /// every occurrence, past the cluster's own one-hour TTL.
+    #[arg(long, help_heading = "Following a cluster")]
+    follow: bool,
+    /// The kubeconfig to follow with (as kubectl's flag) [default:
+    /// KUBECONFIG, then ~/.kube/config, then the pod's service account].
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "follow",
+        help_heading = "Following a cluster"
+    )]
+    kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to follow [default: its current-context].
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "follow",
+        help_heading = "Following a cluster"
+    )]
+    context: Option<String>,
+    /// Follow the events of this namespace only [default: all namespaces].
+    #[arg(
+        long,
+        value_name = "NS",
+        requires = "follow",
+        help_heading = "Following a cluster"
+    )]
+    follow_namespace: Option<String>,
+    /// Load a dump (a file, folder or archive, as hushd replay reads) into
+    /// the store as history; loading it again adds nothing.
+    #[arg(long, value_name = "PATH", help_heading = "Following a cluster")]
+    import: Option<PathBuf>,
+    /// Export every new occurrence: jsonl:PATH (jsonl:- for stdout) or
+    /// webhook:URL; may be given more than once.
+    #[arg(
+        long,
+        value_name = "jsonl:PATH|webhook:URL",
+        help_heading = "Following a cluster"
+    )]
+    export: Vec<String>,
+    /// Rotate a jsonl export file past this many bytes.
+    #[arg(long, default_value_t = 100 << 20, help_heading = "Following a cluster")]
+    export_rotate_bytes: u64,
+    /// Rotated jsonl export files kept.
+    #[arg(long, default_value_t = 5, help_heading = "Following a cluster")]
+    export_keep: usize,
+    /// Most undelivered occurrences an exporter lets wait in the store;
+    /// past it the oldest are skipped and counted (hush_export_dropped_total).
+    #[arg(
+        long,
+        default_value_t = 10_000_000,
+        help_heading = "Following a cluster"
+    )]
+    export_queue_max: u64,
     /// Run this build of the correlator component instead of the embedded one.
     #[arg(long, value_name = "FILE.wasm")]
     plugin: Option<PathBuf>,
@@ -194,14 +250,43 @@ impl ServeArgs {
                 std::env::temp_dir().join(format!("hush-demo-{}.db", std::process::id()))
             }
         };
+        let history = self.follow || self.import.is_some();
+        let event_ttl = self
+            .event_ttl
+            .unwrap_or(std::time::Duration::from_secs(if history {
+                7 * 24 * 3600
+            } else {
+                3600
+            }));
+        let export = self
+            .export
+            .iter()
+            .map(|e| {
+                hush_server::export::ExportTarget::parse(
+                    e,
+                    self.export_rotate_bytes,
+                    self.export_keep,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Config {
+            follow: self
+                .follow
+                .then(|| hush_server::follow::serve::FollowConfig {
+                    kubeconfig: self.kubeconfig.clone(),
+                    context: self.context.clone(),
+                    namespace: self.follow_namespace.clone(),
+                }),
+            import: self.import.clone(),
+            export,
+            export_queue_max: self.export_queue_max,
             listen: self.listen,
             db,
             demo: self.demo.then_some(SAMPLE),
             correlate: self.correlate,
             options: self.options.resolve(Mode::Legacy)?,
             plugin: self.plugin,
-            event_ttl: self.event_ttl,
+            event_ttl,
             durability: self.sync,
             limits: Limits {
                 max_body: positive("max-body-bytes", self.max_body_bytes)?,
@@ -223,7 +308,7 @@ impl ServeArgs {
             watch_history: positive("watch-history", self.watch_history)?,
             writer: WriterConfig {
                 max_batch: positive("max-batch", self.max_batch)?,
-                sweep_interval: (self.event_ttl / 4).clamp(
+                sweep_interval: (event_ttl / 4).clamp(
                     std::time::Duration::from_millis(100),
                     std::time::Duration::from_secs(10),
                 ),

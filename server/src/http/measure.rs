@@ -22,13 +22,8 @@ pub fn verb(method: &axum::http::Method, path: &str, query: Option<&str>) -> &'s
         && path.contains("/events");
     if events {
         let collection = path.ends_with("/events");
-        // As the handler reads it (Go's ParseBool).
-        let watch = query.is_some_and(|q| {
-            q.split('&').any(|p| {
-                p.strip_prefix("watch=")
-                    .is_some_and(|v| matches!(crate::api::query::parse_bool("watch", v), Ok(true)))
-            })
-        });
+        // As the handler reads it.
+        let watch = crate::api::query::watch_requested(query);
         return match *method {
             Method::GET if watch => "watch",
             Method::GET if collection => "list",
