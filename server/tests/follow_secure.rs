@@ -23,6 +23,7 @@ use follow_support::upstream::hushd;
 use follow_support::{TempDir, Upstream};
 use hush_server::auth::kubeconfig::{Credentials, render};
 use hush_server::auth::{AuthConfig, Security, SecurityConfig};
+use hush_server::http::{ConnectionLimits, ConnectionMetrics};
 use hush_server::tls::TlsConfig;
 use hush_server::tls::generate::{ensure, issue_client};
 use hyper_util::client::legacy::Client;
@@ -98,8 +99,8 @@ fn front(dir: &TempDir, upstream: u16) -> Front {
         listener,
         security.tls.clone(),
         app,
-        hush_server::http::ConnectionLimits::default(),
-        hush_server::http::ConnectionMetrics::default(),
+        ConnectionLimits::default(),
+        ConnectionMetrics::new(Default::default()),
         stopping,
     ));
     Front {

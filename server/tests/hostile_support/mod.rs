@@ -51,7 +51,6 @@ pub fn config(dir: &std::path::Path) -> Config {
             bookmark_interval: Duration::from_secs(60),
         },
         connections: ConnectionLimits {
-            max_connections: 4096,
             header_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(5),
             ..ConnectionLimits::default()
