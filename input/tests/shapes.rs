@@ -197,3 +197,108 @@ fn progress_is_reported_and_a_small_budget_spills_to_the_same_order() {
     );
     assert_eq!(summary.namespaces.len(), 7);
 }
+
+/// A gzip of `bytes`.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn files_order_keeps_a_single_file_as_it_is_and_merges_an_archive_by_time() {
+    let event = |name: &str, second: u32| {
+        format!(
+            r#"{{"involvedObject":{{"name":"{name}"}},"lastTimestamp":"2024-05-01T10:00:{second:02}Z"}}"#
+        )
+    };
+    let files = || Options {
+        order: Order::Files,
+        ..Options::default()
+    };
+    // A JSON list, as kubectl saves it (by name, not by time): as it is.
+    let list = format!(
+        "{{\n\"kind\": \"List\",\n\"items\": [\n{},\n{}\n]\n}}\n",
+        event("b", 2),
+        event("a", 1)
+    );
+    let (entries, _) = read("events.json", &list, files());
+    assert_eq!(
+        lines(&entries),
+        ["events.json items[0]: b", "events.json items[1]: a"]
+    );
+    // The same YAML, and the YAML gzipped: as it is too.
+    let yaml = "apiVersion: v1\nitems:\n- involvedObject: {name: b}\n  lastTimestamp: \"2024-05-01T10:00:02Z\"\n- involvedObject: {name: a}\n  lastTimestamp: \"2024-05-01T10:00:01Z\"\nkind: List\n";
+    let want = ["events.yaml:3 items[0]: b", "events.yaml:5 items[1]: a"];
+    assert_eq!(lines(&read("events.yaml", yaml, files()).0), want);
+    let gz = gzip(yaml.as_bytes());
+    let dump = dump::read_stream("events.yaml", Cursor::new(gz), None, files()).unwrap();
+    let entries: Vec<Entry> = dump.map(Result::unwrap).collect();
+    assert_eq!(lines(&entries), want);
+    // Two files in a tar: merged by time.
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, text) in [
+        ("ns1/events.json", &list),
+        ("ns2/events.yaml", &yaml.to_string()),
+    ] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, text.as_bytes()).unwrap();
+    }
+    let tgz = gzip(&tar.into_inner().unwrap());
+    let dump = dump::read_stream("dump.tgz", Cursor::new(tgz), None, files()).unwrap();
+    let entries: Vec<Entry> = dump.map(Result::unwrap).collect();
+    assert_eq!(
+        lines(&entries),
+        [
+            "ns1/events.json items[1]: a",
+            "ns2/events.yaml:5 items[1]: a",
+            "ns1/events.json items[0]: b",
+            "ns2/events.yaml:3 items[0]: b",
+        ]
+    );
+}
+
+/// A reader that gives one line, then fails the test if it is read again
+/// before that line's record was taken: a pipe whose writer waits.
+struct OneLineThenWait {
+    line: Option<Vec<u8>>,
+    taken: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl std::io::Read for OneLineThenWait {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(line) = self.line.take() {
+            buf[..line.len()].copy_from_slice(&line);
+            return Ok(line.len());
+        }
+        assert!(
+            self.taken.get(),
+            "read again before the first record was given"
+        );
+        Ok(0)
+    }
+}
+
+#[test]
+fn a_pipe_sending_one_line_is_not_waited_on_for_more() {
+    let line =
+        br#"{"involvedObject":{"name":"a"},"lastTimestamp":"2024-05-01T10:00:01Z"}"#.to_vec();
+    let taken = std::rc::Rc::new(std::cell::Cell::new(false));
+    let reader = OneLineThenWait {
+        line: Some([line, b"\n".to_vec()].concat()),
+        taken: taken.clone(),
+    };
+    let options = Options {
+        order: Order::Files,
+        ..Options::default()
+    };
+    let mut dump = dump::read_stream("", reader, None, options).unwrap();
+    let first = dump.next().unwrap().unwrap();
+    assert_eq!(first.place.to_string(), "line 1");
+    taken.set(true);
+    assert!(dump.next().is_none());
+}
