@@ -302,3 +302,53 @@ fn a_pipe_sending_one_line_is_not_waited_on_for_more() {
     taken.set(true);
     assert!(dump.next().is_none());
 }
+
+/// Files a person dropped together, held in memory.
+struct Dropped(Vec<(String, String)>);
+
+impl dump::Folder for Dropped {
+    fn files(&mut self) -> std::io::Result<Vec<(String, bool)>> {
+        Ok(self
+            .0
+            .iter()
+            .map(|(path, _)| (path.clone(), false))
+            .collect())
+    }
+
+    fn open(&mut self, path: &str) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let (_, text) = self.0.iter().find(|(p, _)| p == path).unwrap();
+        Ok(Box::new(text.as_bytes()))
+    }
+
+    fn chosen(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn files_chosen_together_are_each_read_whatever_their_names() {
+    let event = |name: &str, second: u32| {
+        format!(
+            r#"{{"involvedObject":{{"name":"{name}"}},"lastTimestamp":"2024-05-01T10:00:{second:02}Z"}}"#
+        )
+    };
+    let mut dropped = Dropped(vec![
+        ("monday.json".into(), format!("{}\n", event("b", 3))),
+        (
+            "tuesday.txt".into(),
+            format!("{}\n{}\n", event("a", 1), event("c", 5)),
+        ),
+    ]);
+    let options = Options {
+        order: Order::Files,
+        ..Options::default()
+    };
+    let dump = dump::read_folder(&mut dropped, options).unwrap();
+    let entries: Vec<Entry> = dump.map(Result::unwrap).collect();
+    assert_eq!(
+        lines(&entries),
+        ["tuesday.txt:1: a", "monday.json:1: b", "tuesday.txt:2: c"]
+    );
+    assert!(dump::select::is_read("ns/core/events.yaml"));
+    assert!(!dump::select::is_read("tuesday.txt"));
+}

@@ -16,7 +16,7 @@
 pub(crate) mod archive;
 mod collect;
 mod folder;
-pub(crate) mod select;
+pub mod select;
 pub mod sort;
 pub mod summary;
 pub(crate) mod text;
