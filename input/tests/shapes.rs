@@ -352,3 +352,61 @@ fn files_chosen_together_are_each_read_whatever_their_names() {
     assert!(dump::select::is_read("ns/core/events.yaml"));
     assert!(!dump::select::is_read("tuesday.txt"));
 }
+
+/// A YAML list of `n` events, each four lines, in a document of its own;
+/// each message `pad` bytes long.
+fn yaml_list(n: usize, pad: usize) -> String {
+    let mut text = String::from("apiVersion: v1\nitems:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "- involvedObject: {{name: pod-{i}, namespace: a}}\n  message: {}\n  reason: BackOff\n  lastTimestamp: \"2024-05-01T10:00:00Z\"\n",
+            "m".repeat(pad)
+        ));
+    }
+    text.push_str("kind: List\n");
+    text
+}
+
+#[test]
+fn a_yaml_document_too_large_to_parse_whole_is_streamed_with_the_same_places() {
+    // 6000 items of about 1 KiB: more than the 4 MiB read whole, so this
+    // document is parsed as it is read; the small broken one after it and
+    // the last one are parsed from memory.
+    let large = yaml_list(6000, 1000);
+    assert!(large.len() > 5 << 20);
+    let large_lines = large.lines().count();
+    let text = format!(
+        "{large}---\nkind: Event\ninvolvedObject: {{name: [unclosed\n---\n{}",
+        yaml_list(2, 10)
+    );
+    let input = Options {
+        order: Order::Input,
+        ..Options::default()
+    };
+    let (entries, summary) = read("events.yaml", &text, input);
+    let got = lines(&entries);
+    assert_eq!(got.len(), 6003, "every item, the bad document, two more");
+    // Items start on line 3 of the list, four lines each.
+    assert_eq!(got[0], "events.yaml:3 items[0]: pod-0");
+    assert_eq!(got[4321], "events.yaml:17287 items[4321]: pod-4321");
+    assert_eq!(got[5999], "events.yaml:23999 items[5999]: pod-5999");
+    assert!(
+        got[6000].starts_with(&format!(
+            "events.yaml:{}: not valid YAML: ",
+            large_lines + 3
+        )),
+        "{}",
+        got[6000]
+    );
+    let second = large_lines + 5;
+    assert_eq!(
+        got[6001],
+        format!("events.yaml:{} items[0]: pod-0", second + 2)
+    );
+    assert_eq!(
+        got[6002],
+        format!("events.yaml:{} items[1]: pod-1", second + 6)
+    );
+    assert_eq!(summary.events, 6002);
+    assert_eq!(summary.bad[&Cause::Syntax], 1);
+}
