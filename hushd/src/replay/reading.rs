@@ -1,6 +1,6 @@
 //! Where a replay's records come from: the built-in sample, stdin, or a
 //! path (a file of any kind, a folder, an archive), read by
-//! [`hush_input::dump`] in the order asked for, with the progress meter
+//! [`crate::input::dump`] in the order asked for, with the progress meter
 //! as its progress hook.
 
 use std::io;
