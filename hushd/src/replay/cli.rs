@@ -16,7 +16,7 @@ use super::state::{
     Checkpoints, Ending, Run, Saved, Stopper, component_engine, native_engine, replay_resumable,
 };
 use super::summary::write_read;
-use super::{Driver, Output, Summary};
+use super::{Driver, Output, ReplayStore, Summary};
 use crate::options::{ModeArg, OptionArgs};
 use hush_core::format::replay::Replay;
 use hush_engine::memory::StoreEngine;
@@ -110,12 +110,12 @@ fn replay_with_state(
     let open = move || reading.open();
     let ending = match engine {
         EngineArg::Native => {
-            let build = |saved: Saved| native_engine(&options, saved);
+            let build = |saved: Saved| native_engine(&options, output, saved);
             replay_resumable(open, run, build, on_start, out, errors)?
         }
         EngineArg::Component => {
             let plugin = Plugin::load(plugin)?;
-            let build = |saved: Saved| component_engine(plugin, &options, saved);
+            let build = |saved: Saved| component_engine(plugin, &options, output, saved);
             replay_resumable(open, run, build, on_start, out, errors)?
         }
     };
@@ -148,7 +148,7 @@ fn clear(meter: Option<&Arc<Mutex<Meter>>>) {
 }
 
 /// Replays `reading` into `engine`, then prints what was read.
-fn replay_into<E: StoreEngine>(
+fn replay_into<E: StoreEngine<ReplayStore>>(
     reading: &Reading,
     engine: E,
     mode: Mode,
@@ -237,10 +237,20 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
         );
     }
     let summary = match engine {
-        EngineArg::Native => replay_into(&reading, native_engine(&options, None)?, mode, output)?,
+        EngineArg::Native => replay_into(
+            &reading,
+            native_engine(&options, output, None)?,
+            mode,
+            output,
+        )?,
         EngineArg::Component => {
-            let engine = component_engine(Plugin::load(plugin.as_deref())?, &options, None)?;
-            replay_into(&reading, engine, mode, output)?
+            let plugin = Plugin::load(plugin.as_deref())?;
+            replay_into(
+                &reading,
+                component_engine(plugin, &options, output, None)?,
+                mode,
+                output,
+            )?
         }
     };
     Ok(exit_status(&summary, strict))

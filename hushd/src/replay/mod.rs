@@ -1,17 +1,19 @@
 //! `hushd replay`: recorded events (a file of any kind, a folder, an
 //! archive, stdin: [`reading`]) through the correlator into an in-memory
-//! API server, printed as decisions or as the resulting table
-//! ([`listing`]), with progress while it runs ([`progress`]) and what was
-//! read at the end ([`summary`]); with `--state`, a replay that survives
-//! restarts ([`state`]).
+//! API server that keeps what the decisions need ([`store`]), printed as
+//! decisions or as the resulting table ([`listing`]), with progress while
+//! it runs ([`progress`]) and what was read at the end ([`summary`]); with
+//! `--state`, a replay that survives restarts ([`state`]).
 
 pub mod cli;
 pub mod listing;
 pub mod progress;
 pub mod reading;
 pub mod state;
+pub mod store;
 pub mod summary;
 
+pub use store::ReplayStore;
 pub use summary::Summary;
 
 use std::io::{self, Write};
@@ -51,7 +53,7 @@ pub struct Driver<E> {
     newest: Option<Timestamp>,
 }
 
-impl<E: StoreEngine> Driver<E> {
+impl<E: StoreEngine<ReplayStore>> Driver<E> {
     /// A driver printing `output`.
     pub fn new(replay: Replay<E>, output: Output) -> Self {
         Driver {

@@ -198,8 +198,8 @@ pub fn read_stream<'a>(
     }
 }
 
-/// Reads every file of `folder` that holds events (see the module docs of
-/// [`select`] for which), recursively, archives in it included, and passes
+/// Reads every file of `folder` that holds events (the module `select`
+/// says which), recursively, archives in it included, and passes
 /// over the others, counted.
 pub fn read_folder<'a>(folder: &mut dyn Folder, options: Options<'a>) -> io::Result<Dump<'a>> {
     let mut collector = Collector::new(options, folder.size());
