@@ -12,7 +12,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hushd, launch, open, ready, root, started, serveStatic } from './harness.mjs';
@@ -175,6 +175,38 @@ test('the must-gather .tar.gz dropped on the page', async () => {
   await started(page);
   await dropFromDisk(page, context, [tgz]);
   await sameAsHushd(page, tgz);
+  await context.close();
+});
+
+test('several files picked together are each read and merged by time, as hushd replay reads the folder holding them', async () => {
+  // Two clusters' files, named as people name what they save: the
+  // must-gather's events.yaml and a kubectl JSON list whose times fall
+  // between its events.
+  const dir = join(scratch, 'several');
+  mkdirSync(dir, { recursive: true });
+  const yaml = join(dir, 'cluster-a-events.yaml');
+  copyFileSync(join(mustGather, 'namespaces', 'kube-system', 'core', 'events.yaml'), yaml);
+  const items = [];
+  for (let i = 0; i < 6; i++) {
+    const t = `2021-08-03T09:${String(15 + i * 3).padStart(2, '0')}:30Z`;
+    items.push({ apiVersion: 'v1', kind: 'Event', involvedObject: { kind: 'Pod', namespace: 'shop', name: `web-${i % 2}` }, reason: 'BackOff', message: 'Back-off restarting failed container', type: 'Warning', count: 1, firstTimestamp: t, lastTimestamp: t, metadata: { name: `web.${i}`, namespace: 'shop' } });
+  }
+  const json = join(dir, 'cluster-b-events.json');
+  writeFileSync(json, JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 4));
+  const { page, context } = await open(browser, server.url);
+  await started(page);
+  await page.setInputFiles('#file', [yaml, json]);
+  const want = await sameAsHushd(page, dir);
+  assert.equal(want.decisions.length, 17, 'both files read');
+  assert.match(await page.textContent('#status'), /^2 files: 17 events/);
+  // Each event names the file it came from.
+  const sources = await page.evaluate(async () => {
+    const out = [];
+    for (let input = 0; input < 17; input++) out.push((await window.hush.ask({ kind: 'explain', which: 'base', input })).decision.source);
+    return out;
+  });
+  assert.ok(sources.some((s) => /^cluster-a-events\.yaml:\d+ items\[\d+\]$/.test(s)), sources.join('\n'));
+  assert.ok(sources.some((s) => /^cluster-b-events\.json items\[\d+\]$/.test(s)), sources.join('\n'));
   await context.close();
 });
 
