@@ -23,9 +23,9 @@ use follow_support::upstream::hushd;
 use follow_support::{TempDir, Upstream};
 use hush_server::auth::kubeconfig::{Credentials, render};
 use hush_server::auth::{AuthConfig, Security, SecurityConfig};
+use hush_server::http::{ConnectionLimits, ConnectionMetrics};
 use hush_server::tls::TlsConfig;
 use hush_server::tls::generate::{ensure, issue_client};
-use hush_server::tls::serve::ServeOptions;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -95,11 +95,12 @@ fn front(dir: &TempDir, upstream: u16) -> Front {
         .layer(security.audit_layer());
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
     std::mem::forget(shutdown);
-    runtime.spawn(hush_server::tls::serve::serve(
+    runtime.spawn(hush_server::http::serve(
         listener,
         security.tls.clone(),
         app,
-        ServeOptions::default(),
+        ConnectionLimits::default(),
+        ConnectionMetrics::new(Default::default()),
         stopping,
     ));
     Front {

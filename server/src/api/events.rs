@@ -1,7 +1,7 @@
 //! The single-object event endpoints: create (correlated or as sent),
 //! get, and the one path of replace (PUT) and patch (PATCH), in either
 //! group. Deletes are in [`super::delete`]; a PUT or PATCH of a name whose
-//! create was merged (an alias) is in [`super::alias`].
+//! create was merged (an alias) is in `super::alias`.
 
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderName, StatusCode, header};

@@ -51,10 +51,11 @@ pub fn config(dir: &std::path::Path) -> Config {
             bookmark_interval: Duration::from_secs(60),
         },
         connections: ConnectionLimits {
-            max_connections: 4096,
             header_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(5),
+            ..ConnectionLimits::default()
         },
+        security: hush_server::auth::SecurityConfig::default(),
         watch_history: 10_000,
         writer: WriterConfig {
             max_batch: 1024,
@@ -64,6 +65,10 @@ pub fn config(dir: &std::path::Path) -> Config {
             snapshot_records: 200_000,
         },
         demo: None,
+        follow: None,
+        import: None,
+        export: Vec::new(),
+        export_queue_max: 10_000_000,
     }
 }
 

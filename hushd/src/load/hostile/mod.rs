@@ -118,7 +118,12 @@ pub async fn run(
     let mut hostiles = Vec::new();
     for kind in args.kinds() {
         for index in 0..args.hostile_clients {
-            let task = tokio::spawn(clients::run(kind, index, config.target.address, stop.clone()));
+            let task = tokio::spawn(clients::run(
+                kind,
+                index,
+                config.target.address,
+                stop.clone(),
+            ));
             hostiles.push((kind, task));
         }
     }

@@ -47,6 +47,10 @@ fn config(dir: &std::path::Path) -> Config {
             snapshot_records: 200_000,
         },
         demo: None,
+        follow: None,
+        import: None,
+        export: Vec::new(),
+        export_queue_max: 10_000_000,
     }
 }
 

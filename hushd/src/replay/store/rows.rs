@@ -67,7 +67,7 @@ pub struct Row {
     /// `involvedObject.name`.
     pub object: Box<str>,
     /// The message as the table shows it: newlines as spaces, at most
-    /// [`MESSAGE_WIDTH`] characters.
+    /// `MESSAGE_WIDTH` characters.
     pub message: Box<str>,
 }
 
