@@ -68,7 +68,8 @@ fn a_follower_follows_a_tls_and_token_hushd_serve_with_the_kubeconfig_it_wrote()
         "follow-frontdoor-token,follower,1001,\"system:masters\"\n",
     );
     let kubeconfig = dir.path("kubeconfig");
-    let upstream = Upstream::start(
+    // Kept to the end: dropping it stops the upstream.
+    let _upstream = Upstream::start(
         &dir,
         &[
             "--cert-dir",
