@@ -1,7 +1,7 @@
 //! The four patch media types the API server accepts for events. Events
 //! have no list merge keys, so a strategic merge patch is an RFC 7386
 //! merge with the `$`-directives ignored; JSON patch is RFC 6902, applied
-//! within the API server's bounds ([`json`]); server-side apply merges
+//! within the API server's bounds (`json`); server-side apply merges
 //! into the object, or creates it. Whatever the kind, the patched object
 //! may not be larger than a request body may be: the API server bounds
 //! what it stores by its request limit too (etcd refuses larger objects).

@@ -3,7 +3,7 @@
 //! counts, booleans are true unless `0` or `false` ([`query_bool`]),
 //! numbers are Go's (with Go's error text in the 400); unknown parameters
 //! are ignored. Lists and watches share one reading and one check of
-//! their options ([`Query::parse_list`], in [`list_options`]), so a
+//! their options ([`Query::parse_list`], in `list_options`), so a
 //! parameter is accepted or refused alike by both.
 
 mod go;
@@ -169,7 +169,7 @@ impl Query {
     }
 
     /// Parses the query of a list or a watch and checks its options as
-    /// the API server does for both (see [`list_options`]): a malformed
+    /// the API server does for both (see `list_options`): a malformed
     /// `resourceVersion` is the same 400 for a list as for a watch, and
     /// options that do not go together are a 422 `ListOptions` Invalid.
     pub fn parse_list(raw: Option<&str>) -> Result<Query, ApiError> {

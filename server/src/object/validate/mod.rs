@@ -1,8 +1,8 @@
 //! What the API server rejects with 422 Invalid: the Event checks of
 //! `pkg/apis/core/validation/events.go` (`ValidateEventCreate`,
-//! `ValidateEventUpdate`; in [`event`]) and the object-metadata checks
+//! `ValidateEventUpdate`; in `event`) and the object-metadata checks
 //! every create and update passes (`ValidateObjectMetaAccessor`; in
-//! [`meta`]). Each problem is a [`Cause`] naming its field in the
+//! `meta`). Each problem is a [`Cause`] naming its field in the
 //! request's group. With the request body limit, these bound every field
 //! of what is stored: names short enough for a URL (253 characters),
 //! labels, annotations (256 KiB), finalizers and managed fields as the
