@@ -308,3 +308,18 @@ fn a_dump_with_bad_parts_reports_them_and_reads_on() {
         "oops, a line that is no document\nand its next"
     );
 }
+
+#[test]
+fn a_broken_document_without_a_last_newline_has_its_span_inside_the_text() {
+    // The reader ends the last line with a newline of its own; the span of
+    // a document that is not JSON must still end where the text does.
+    for text in [
+        "{\n  \"items\": [\n    {,\n  ]\n}",
+        "{\n  \"items\": [\n    {,\n  ]\n}\n",
+    ] {
+        let raws: Vec<Raw> = read_text(text).collect();
+        assert_eq!(raws.len(), 1, "{text:?}");
+        assert_eq!(&text[raws[0].span()], text.trim_end(), "{text:?}");
+        assert_eq!(raws[0].position().to_string(), "line 3");
+    }
+}
