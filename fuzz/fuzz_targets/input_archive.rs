@@ -101,6 +101,10 @@ fn files(u: &mut Unstructured<'_>, depth: u8) -> Result<Vec<Built>> {
             let (path, named) = *u.choose(&NAMES)?;
             (path.to_string(), named)
         };
+        // One file per name: a zip cannot hold two, and a folder does not.
+        if out.iter().any(|f: &Built| f.path == path) {
+            continue;
+        }
         out.push(file(u, path, named, depth)?);
     }
     Ok(out)
