@@ -16,26 +16,26 @@
 //! new one, never a torn file. After a kill, the records since the last
 //! checkpoint are replayed again, and their decisions printed again.
 //!
-//! # File format (version 1)
+//! # File format (version 2)
 //!
 //! The magic `HUSHD\0`, a little-endian `u16` version, then a postcard
 //! payload: consumed records, events read, bad records, the replay clock,
-//! the recorder snapshot (its own versioned bytes), the store.
+//! the recorder snapshot (its own versioned bytes), the store (what the
+//! [replay store](super::store) keeps; version 1 held whole events).
 
 use std::fs::{self, File};
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
 use hush_core::format::replay::{Native, Replay, ReplayClock};
-use hush_core::write::memory::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
-use super::{Driver, Output, Summary};
-use crate::input::{TimedRecord, records};
+use super::{Driver, Output, ReplayStore, Summary};
+use crate::input::dump::{self, Dump, Entry};
 use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 use hush_engine::memory::StoreEngine;
 
@@ -46,7 +46,7 @@ pub const STATE_TMP: &str = "state.bin.tmp";
 /// The first bytes of a state file.
 pub const MAGIC: [u8; 6] = *b"HUSHD\0";
 /// The state file format this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// A replay's saved state.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -62,7 +62,7 @@ pub struct State {
     /// The recorder's snapshot.
     pub recorder: Vec<u8>,
     /// The in-memory API server.
-    pub store: MemoryStore,
+    pub store: ReplayStore,
 }
 
 /// [`State`] as written: the same fields, the store borrowed.
@@ -73,23 +73,23 @@ struct StateRef<'a> {
     bad_input: u64,
     clock: ReplayClock,
     recorder: Vec<u8>,
-    store: &'a MemoryStore,
+    store: &'a ReplayStore,
 }
 
 /// An engine whose whole state can be saved: the recorder's snapshot
 /// (native, or taken inside the component) beside its in-memory store.
-pub trait Resumable: StoreEngine {
+pub trait Resumable: StoreEngine<ReplayStore> {
     /// The recorder's snapshot.
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String>;
 }
 
-impl Resumable for Native<MemoryStore> {
+impl Resumable for Native<ReplayStore> {
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
         Ok(self.recorder.snapshot())
     }
 }
 
-impl Resumable for ComponentEngine {
+impl Resumable for ComponentEngine<ReplayStore> {
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
         self.snapshot()
     }
@@ -97,32 +97,54 @@ impl Resumable for ComponentEngine {
 
 /// What a resumable replay starts from: a recorder snapshot and the store
 /// it wrote into, or nothing (a fresh start).
-pub type Saved = Option<(Vec<u8>, MemoryStore)>;
+pub type Saved = Option<(Vec<u8>, ReplayStore)>;
 
-/// The native engine for a replay into memory, fresh or from saved state.
-pub fn native_engine(options: &Options, saved: Saved) -> Result<Native<MemoryStore>, String> {
-    Ok(match saved {
-        None => Native {
-            recorder: Recorder::new(options.clone()).map_err(|e| e.to_string())?,
-            sink: MemoryStore::new(),
-        },
-        Some((snapshot, store)) => Native {
-            recorder: Recorder::restore(options.clone(), &snapshot).map_err(|e| e.to_string())?,
-            sink: store,
-        },
+/// The store a replay writes into: the saved one, or a new one; either
+/// keeps the table's rows when `output` is the table.
+fn store_for(saved: Option<ReplayStore>, output: Output) -> ReplayStore {
+    let table = output == Output::Table;
+    match saved {
+        Some(mut store) => {
+            if table {
+                store.keep_rows();
+            }
+            store
+        }
+        None => ReplayStore::new(table),
+    }
+}
+
+/// The native engine for a replay into memory printing `output`, fresh or
+/// from saved state.
+pub fn native_engine(
+    options: &Options,
+    output: Output,
+    saved: Saved,
+) -> Result<Native<ReplayStore>, String> {
+    let (snapshot, store) = saved.unzip();
+    let recorder = match snapshot {
+        None => Recorder::new(options.clone()).map_err(|e| e.to_string())?,
+        Some(snapshot) => {
+            Recorder::restore(options.clone(), &snapshot).map_err(|e| e.to_string())?
+        }
+    };
+    Ok(Native {
+        recorder,
+        sink: store_for(store, output),
     })
 }
 
-/// The component engine for a replay into memory (virtual clock, default
-/// guards), fresh or from saved state.
+/// The component engine for a replay into memory printing `output`
+/// (virtual clock, default guards), fresh or from saved state.
 pub fn component_engine(
     plugin: Arc<Plugin>,
     options: &Options,
+    output: Output,
     saved: Saved,
-) -> Result<ComponentEngine, String> {
+) -> Result<ComponentEngine<ReplayStore>, String> {
     let (snapshot, store) = saved.unzip();
     let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
-    let store = store.unwrap_or_default();
+    let store = store_for(store, output);
     ComponentEngine::new(plugin, options, clock, store, Guards::default(), snapshot)
 }
 
@@ -211,7 +233,12 @@ pub struct Run<'a> {
 #[derive(Debug)]
 pub enum Ending {
     /// The input ended; the clock was run on and everything printed.
-    Input(Box<Summary>),
+    Input {
+        /// What the replay did, over all its runs.
+        replayed: Box<Summary>,
+        /// What this run's read of the input found.
+        read: Box<dump::Summary>,
+    },
     /// A signal stopped it; the state was saved after this many records.
     Stopped {
         /// Input records consumed in all runs so far.
@@ -221,10 +248,15 @@ pub enum Ending {
 
 #[derive(Debug)]
 enum Message {
-    Record(Box<TimedRecord>),
-    End(io::Result<()>),
+    Record(Box<Entry>),
+    End(Result<Box<dump::Summary>, String>),
     Stop,
 }
+
+/// Opens a replay's input, on the thread that reads it.
+pub trait Open: FnOnce() -> Result<Dump<'static>, String> + Send + 'static {}
+
+impl<F: FnOnce() -> Result<Dump<'static>, String> + Send + 'static> Open for F {}
 
 /// A handle that asks a running [`replay_resumable`] to stop: it saves its
 /// state and returns [`Ending::Stopped`].
@@ -244,12 +276,14 @@ impl Stopper {
     }
 }
 
-/// Replays `input` with its state kept in `run.checkpoints.dir` (see the
-/// [module](self)), into the engine `build` makes (fresh, or from the saved
-/// state). `on_start` gets a [`Stopper`] before anything is read,
-/// to hand to a signal handler. Progress notes go to `errors`.
+/// Replays the input `open` opens with its state kept in
+/// `run.checkpoints.dir` (see the [module](self)), into the engine `build`
+/// makes (fresh, or from the saved state). The input is read in the same
+/// order every run, so the records a run consumed are the first records
+/// of the next run's read. `on_start` gets a [`Stopper`] before anything
+/// is read, to hand to a signal handler. Progress notes go to `errors`.
 pub fn replay_resumable<E: Resumable>(
-    input: Box<dyn Read + Send>,
+    open: impl Open,
     run: Run<'_>,
     build: impl FnOnce(Saved) -> Result<E, String>,
     on_start: impl FnOnce(Stopper) -> Result<(), String>,
@@ -292,18 +326,20 @@ pub fn replay_resumable<E: Resumable>(
     // The records already consumed are skipped unparsed.
     let skip = usize::try_from(consumed).unwrap_or(usize::MAX);
     std::thread::spawn(move || {
-        let read = || -> io::Result<()> {
-            for raw in records(BufReader::new(input)).skip(skip) {
-                let record = Box::new(raw?.observe());
+        let read = || -> Result<Box<dump::Summary>, String> {
+            let mut dump = open()?;
+            let unreadable = |e: io::Error| format!("cannot read input: {e}");
+            for entry in dump.by_ref().skip(skip) {
+                let record = Box::new(entry.map_err(unreadable)?);
                 if sender.send(Message::Record(record)).is_err() {
                     break;
                 }
             }
-            Ok(())
+            Ok(Box::new(dump.into_summary()))
         };
         // Nothing the reader touched is looked at after a panic.
         let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
-            .unwrap_or_else(|_| Err(io::Error::other("the input reader panicked")));
+            .unwrap_or_else(|_| Err("the input reader panicked".into()));
         let _ = sender.send(Message::End(end));
     });
 
@@ -317,7 +353,7 @@ pub fn replay_resumable<E: Resumable>(
     };
     let every = checkpoints.every.get();
     let io = |e: io::Error| format!("replay failed: {e}");
-    loop {
+    let read = loop {
         let message = match asked.load(Ordering::SeqCst) {
             true => Ok(Message::Stop),
             false => messages.recv(),
@@ -339,18 +375,18 @@ pub fn replay_resumable<E: Resumable>(
                 );
                 return Ok(Ending::Stopped { consumed });
             }
-            Ok(Message::End(end)) => {
-                end.map_err(|e| format!("cannot read input: {e}"))?;
-                break;
-            }
+            Ok(Message::End(end)) => break end?,
             // The reader sends `End` (even when it panics) before it lets go
             // of its sender, and `End` ends the loop.
             Err(mpsc::RecvError) => unreachable!("the input reader left without ending"),
         }
-    }
+    };
     save(&mut driver, consumed, out)?;
     let (summary, _) = driver.finish(out, errors).map_err(io)?;
-    Ok(Ending::Input(Box::new(summary)))
+    Ok(Ending::Input {
+        replayed: Box::new(summary),
+        read,
+    })
 }
 
 #[cfg(test)]
@@ -366,8 +402,8 @@ mod tests {
     );
 
     /// The native engine with default options, fresh or restored.
-    fn native(saved: Saved) -> Result<Native<MemoryStore>, String> {
-        native_engine(&Options::default(), saved)
+    fn native(saved: Saved) -> Result<Native<ReplayStore>, String> {
+        native_engine(&Options::default(), Output::Decisions, saved)
     }
 
     /// A resumable replay of `input` with its state in `dir`; `on_start`
@@ -379,8 +415,12 @@ mod tests {
         on_start: impl FnOnce(Stopper) -> Result<(), String>,
     ) -> Result<(Ending, String, String), String> {
         let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let open = move || {
+            dump::read_stream("", input.as_bytes(), None, dump::Options::default())
+                .map_err(|e| e.to_string())
+        };
         let ending = replay_resumable(
-            Box::new(input.as_bytes()),
+            open,
             Run {
                 mode: Mode::Legacy,
                 output: Output::Decisions,
@@ -415,10 +455,15 @@ mod tests {
     fn state_round_trips_and_resumes() {
         let dir = scratch("resume");
         let (ending, out, _) = run(&dir, EVENTS, 1000);
-        let Ending::Input(summary) = ending else {
+        let Ending::Input {
+            replayed: summary,
+            read,
+        } = ending
+        else {
             panic!("{ending:?}")
         };
         assert_eq!((summary.events_in, summary.bad_input), (2, 1));
+        assert_eq!((read.events, read.bad_records()), (2, 1));
         assert_eq!(out.lines().count(), 2);
         let state = State::load(&dir).unwrap().unwrap();
         assert_eq!(state.consumed, 3);
@@ -429,7 +474,10 @@ mod tests {
         let (ending, out, errors) = run(&dir, EVENTS, 1000);
         assert!(errors.starts_with("hushd: restored 3 records of state from "));
         assert_eq!(out, "");
-        let Ending::Input(summary) = ending else {
+        let Ending::Input {
+            replayed: summary, ..
+        } = ending
+        else {
             panic!("{ending:?}")
         };
         assert_eq!((summary.events_in, summary.bad_input), (2, 1));
@@ -449,8 +497,8 @@ mod tests {
         );
         assert!(State::decode(&good[..good.len() - 1]).is_err());
         let mut newer = good.clone();
-        newer[6] = 2;
-        assert!(State::decode(&newer).unwrap_err().contains("version 2"));
+        newer[6] = 3;
+        assert!(State::decode(&newer).unwrap_err().contains("version 3"));
         fs::write(dir.join(STATE_FILE), b"HUSHD\0").unwrap();
         let refused = run_with(&dir, EVENTS, 1, |_| Ok(()));
         assert!(refused.unwrap_err().contains("truncated"));
@@ -476,7 +524,7 @@ mod tests {
         );
         assert_eq!(State::load(&dir).unwrap().unwrap().consumed, 0);
         let (ending, out, _) = run(&dir, EVENTS, 1000);
-        assert!(matches!(ending, Ending::Input(_)), "{ending:?}");
+        assert!(matches!(ending, Ending::Input { .. }), "{ending:?}");
         assert_eq!(out.lines().count(), 2);
         fs::remove_dir_all(&dir).unwrap();
     }

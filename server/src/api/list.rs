@@ -94,7 +94,7 @@ async fn list_or_watch(
     req: Request,
 ) -> Result<Response, ApiError> {
     let format = negotiate(req.headers())?;
-    let query = Query::parse(req.uri().query())?;
+    let query = Query::parse_list(req.uri().query())?;
     let selectors = selectors(&query, group, &app)?;
     if query.watch {
         return super::watch::start(app, group, scope(namespace), query, selectors, format).await;
