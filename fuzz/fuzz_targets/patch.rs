@@ -54,11 +54,15 @@ fuzz_target!(init: hush_fuzz::seeds::write_if_asked("patch"), |data: &[u8]| {
     assert_eq!(stored, object, "the store's record of a patched object reads back otherwise");
 });
 
+/// The bound on a patched object that `hushd serve` applies by default
+/// (its request body limit, the API server's 3 MiB).
+const MAX_BODY: usize = 3 * 1024 * 1024;
+
 /// The object the server would store for `body` patching `old` in
 /// `group`; None where it answers with a 4xx.
 fn patched(old: &EventObject, group: Group, kind: PatchKind, body: &[u8]) -> Option<EventObject> {
     let mut value = serde_json::to_value(View(group, old)).expect("an Event serializes");
-    if let Err(e) = patch::apply(kind, &mut value, body) {
+    if let Err(e) = patch::apply(kind, &mut value, body, MAX_BODY) {
         assert!(e.code.is_client_error(), "{e:?}");
         return None;
     }
