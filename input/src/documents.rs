@@ -98,9 +98,11 @@ fn document(text: &Arc<String>, lines: &mut Lines<'_>, start: usize) -> Items {
                 lines.skip_line();
             }
             let end = lines.skip_until_document();
+            // Without the line ending the reader may have added itself.
+            let what = text[from..end].trim_end();
             Items::one(Raw {
                 position,
-                span: start + from..start + end,
+                span: start + from..start + from + what.len(),
                 body: Body::Bad(describe(position, &e)),
             })
         }

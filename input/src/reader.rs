@@ -221,9 +221,10 @@ fn read_document(Document { line, start, text }: Document) -> Items {
         }
         Err(e) if e.is_syntax() || e.is_eof() => {
             let position = Position::Line(line + e.line().saturating_sub(1));
+            // Without the line ending the reader may have added itself.
             Items::one(Raw {
                 position,
-                span: start..start + text.len(),
+                span: start..start + text.trim_end().len(),
                 body: Body::Bad(describe(position, &e)),
             })
         }

@@ -308,3 +308,33 @@ fn a_dump_with_bad_parts_reports_them_and_reads_on() {
         "oops, a line that is no document\nand its next"
     );
 }
+
+#[test]
+fn a_broken_document_without_a_last_newline_has_its_span_inside_the_text() {
+    // The reader ends the last line with a newline of its own; the span of
+    // a document that is not JSON must still end where the text does.
+    for text in [
+        "{\n  \"items\": [\n    {,\n  ]\n}",
+        "{\n  \"items\": [\n    {,\n  ]\n}\n",
+    ] {
+        let raws: Vec<Raw> = read_text(text).collect();
+        assert_eq!(raws.len(), 1, "{text:?}");
+        assert_eq!(&text[raws[0].span()], text.trim_end(), "{text:?}");
+        assert_eq!(raws[0].position().to_string(), "line 3");
+    }
+}
+
+#[test]
+fn a_broken_last_document_of_several_has_its_span_inside_the_text() {
+    // Several documents (a dump's stdout) whose last one is not JSON and
+    // has no last newline: its span ends where the text does.
+    let list = "{\n  \"kind\": \"EventList\",\n  \"items\": []\n}\n";
+    for broken in ["{\n  \"oops\"", "{\n  \"oops\"\n", "{\"a\":,"] {
+        let text = format!("{list}{broken}");
+        let raws: Vec<Raw> = read_text(&text).collect();
+        assert_eq!(raws.len(), 1, "{text:?}");
+        assert_eq!(&text[raws[0].span()], broken.trim_end(), "{text:?}");
+        let raw = raws.into_iter().next().expect("one record");
+        assert!(raw.observe().is_err(), "{text:?}");
+    }
+}

@@ -212,3 +212,22 @@ ensure_curl() { ensure_debian curl curl; }
 ensure_python_client() {
     ensure_python_venv target/python-client tests/python/requirements.txt
 }
+
+# cargo fuzz and the nightly toolchain it builds the fuzz targets with
+# (fuzz/rust-toolchain.toml names it, with its wasm target): for
+# scripts/fuzz.
+ensure_cargo_fuzz() {
+    ensure_rust
+    local toolchain
+    toolchain="$(awk -F'"' '/^channel *=/ { print $2; exit }' fuzz/rust-toolchain.toml)"
+    if ! rustup toolchain list | grep -q "^$toolchain-"; then
+        echo "installing the Rust toolchain $toolchain (fuzz/rust-toolchain.toml, for cargo fuzz)" >&2
+        # Without a name, rustup installs what the directory's
+        # rust-toolchain.toml says: the channel and its targets.
+        (cd fuzz && rustup toolchain install)
+    fi
+    if ! command -v cargo-fuzz >/dev/null; then
+        echo "installing cargo-fuzz (a minute or two, once)" >&2
+        cargo install cargo-fuzz --version 0.13.2
+    fi
+}

@@ -101,8 +101,9 @@ impl Timestamp {
 }
 
 /// Issues instants that never repeat, as a real clock's readings do not: a
-/// reading equal to the previous one is issued 1 ns after the last instant
-/// issued for it, so names made from instants stay unique.
+/// reading equal to the previous one, or between it and the last instant
+/// issued for it, is issued 1 ns after that instant, so names made from
+/// instants stay unique.
 ///
 /// ```
 /// use hush_core::model::time::{Timestamp, UniqueInstants};
@@ -111,6 +112,8 @@ impl Timestamp {
 /// assert_eq!(clock.issue(t), t);
 /// assert_eq!(clock.issue(t), t.plus_nanos(1));
 /// assert_eq!(clock.issue(t), t.plus_nanos(2));
+/// // t + 1 ns was issued already: the reading is moved past it.
+/// assert_eq!(clock.issue(t.plus_nanos(1)), t.plus_nanos(3));
 /// assert_eq!(clock.issue(Timestamp::from_secs(11)), Timestamp::from_secs(11));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,7 +127,9 @@ impl UniqueInstants {
     /// The instant to use for a clock reading of `read`.
     pub fn issue(&mut self, read: Timestamp) -> Timestamp {
         let now = match self.last {
-            Some((last_read, issued)) if last_read == read => issued.plus_nanos(1),
+            Some((last_read, issued)) if last_read <= read && read <= issued => {
+                issued.plus_nanos(1)
+            }
             _ => read,
         };
         self.last = Some((read, now));
@@ -414,6 +419,18 @@ mod tests {
             assert_eq!(Timestamp::parse_rfc3339(&ts.to_rfc3339_nanos()), Ok(ts));
             t += 7_777_777_777_777_777;
         }
+    }
+
+    #[test]
+    fn instants_issued_never_repeat_when_a_reading_catches_up() {
+        // Readings t, t, t + 1 ns: the second is issued at t + 1 ns, so the
+        // third must not be issued there again.
+        let mut clock = UniqueInstants::default();
+        let t = Timestamp::from_secs(1_714_557_600);
+        let issued =
+            [t, t, t.plus_nanos(1), t.plus_nanos(1), t.plus_nanos(5)].map(|read| clock.issue(read));
+        let want = [0, 1, 2, 3, 5].map(|n| t.plus_nanos(n));
+        assert_eq!(issued, want);
     }
 
     #[test]

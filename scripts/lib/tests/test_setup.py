@@ -247,6 +247,19 @@ class FreshMachine(unittest.TestCase):
         self.assertIn("16.20.2", run.err, run)
         self.assertFalse(any("npm" in i for i in run.installs), run)
 
+    def test_cargo_fuzz_comes_with_the_nightly_the_fuzz_crate_pins(self):
+        pinned = re.search(r'^channel = "([^"]+)"', (ROOT / "fuzz/rust-toolchain.toml").read_text(), re.M)
+        self.assertIsNotNone(pinned, "fuzz/rust-toolchain.toml names no channel")
+        with tempfile.TemporaryDirectory() as tmp:
+            box = Sandbox(tmp)
+            run = box.run("ensure_cargo_fuzz")
+            toolchains = (box.state / "rust-toolchains").read_text()
+            targets = (box.state / "rust-targets").read_text().split()
+        self.assertEqual(run.status, 0, run)
+        self.assertIn(f"{pinned.group(1)}-x86_64-unknown-linux-gnu", toolchains, run)
+        self.assertIn("wasm32-unknown-unknown", targets, run)
+        self.assertTrue(any(i.startswith("cargo install cargo-fuzz") for i in run.installs), run)
+
     def test_an_apt_install_that_keeps_failing_stops_the_script_with_its_error(self):
         run = fresh_run("ensure_debian hush-x hush-x", FAKE_APT_FAILS="always")
         self.assertNotEqual(run.status, 0, run)
