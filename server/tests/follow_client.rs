@@ -384,7 +384,8 @@ async fn insecure_skip_tls_verify_accepts_a_certificate_no_ca_vouches_for() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_environment_proxy_is_chosen_as_kubectl_chooses_it() {
     let dir = TempDir::new("env-proxy");
-    let upstream = Upstream::start(&dir, &[]);
+    // Reached by that name through the proxy, so it answers to it.
+    let upstream = Upstream::start(&dir, &["--allow-host", "hush.test"]);
     let proxy = Proxy::start().await;
     // hush.test resolves nowhere: only through the proxy is it reached.
     let named = format!("http://hush.test:{}", upstream.port);
