@@ -17,9 +17,11 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower::ServiceExt;
 
 use crate::api::App;
 use crate::api::status::ApiError;
+use crate::api::watch::Hangup;
 use crate::metrics::{Metrics, RequestLabels, VerbLabels};
 
 /// Connection-level limits.
@@ -161,14 +163,26 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
+        // A watch or list whose client does not read closes its
+        // connection through this (its body is no longer polled).
+        let hangup = Hangup::new();
+        let tagged = hangup.clone();
+        let service = TowerToHyperService::new(router.clone().map_request(
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(tagged.clone());
+                request
+            },
+        ));
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         let gauge = metrics.connections.clone();
         tokio::spawn(async move {
             gauge.inc();
             // A client that breaks the protocol or times out only loses
             // its own connection.
-            let _ = connection.await;
+            tokio::select! {
+                _ = connection => {}
+                _ = hangup.requested() => {}
+            }
             gauge.dec();
             drop(permit);
         });

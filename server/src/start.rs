@@ -109,7 +109,7 @@ pub async fn start(
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
     let metrics = Arc::new(Metrics::new());
-    let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
+    let hub = Hub::new(recovered.resource_version, config.watch_history);
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
         tx,
@@ -127,6 +127,7 @@ pub async fn start(
         correlate: config.correlate,
         inflight: Arc::new(Semaphore::new(config.limits.max_inflight)),
         watch_slots: Arc::new(Semaphore::new(config.limits.max_watchers)),
+        snapshots: Arc::new(Semaphore::new(api::list_snapshot::SNAPSHOTS)),
         limits: config.limits.clone(),
         shutdown: stopping.clone(),
         address: address.to_string(),
