@@ -32,6 +32,14 @@ pub struct LoadArgs {
     /// stored with at least the count it was answered with.
     #[arg(long)]
     check: bool,
+    /// Hold this many watches of the collection open while loading, read
+    /// in this process, and report what they were sent.
+    #[arg(long, default_value_t = 0)]
+    watchers: usize,
+    /// A field selector for every watch (`type=Warning`); without one each
+    /// watch is sent every change the load makes.
+    #[arg(long, requires = "watchers")]
+    watch_selector: Option<String>,
 }
 
 /// The API group the events are posted to.
@@ -62,6 +70,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         path: path.into(),
         check: args.check,
         only: args.only,
+        watchers: (args.watchers > 0).then(|| super::WatchConfig {
+            count: args.watchers,
+            selector: args.watch_selector.clone(),
+        }),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -70,7 +82,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
     runtime.block_on(async {
         let (figures, acked) = super::run(config).await?;
         eprintln!(
-            "{:.0} events/s over {} connections for {:.1}s; latency p50 {:.2} ms, p99 {:.2} ms, p999 {:.2} ms, max {:.2} ms; answers {:?}, errors {}",
+            "{:.0} events/s over {} connections for {:.1}s; latency p50 {:.2} ms, p99 {:.2} ms, p999 {:.2} ms, max {:.2} ms; answers {:?}, errors {}, connect failures {}",
             figures.events_per_second,
             figures.connections,
             figures.seconds,
@@ -79,8 +91,24 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
             figures.p999_ms,
             figures.max_ms,
             figures.statuses,
-            figures.errors
+            figures.errors,
+            figures.connect_failures
         );
+        if let Some(w) = &figures.watch {
+            eprintln!(
+                "watches: {} sent {:.0} events/s in all ({} to {} each over the run, {} MiB read); out of order {}, errors {}, resumed {}, behind {} at version {}",
+                w.watchers,
+                w.events_per_second,
+                w.events_min,
+                w.events_max,
+                w.bytes >> 20,
+                w.out_of_order,
+                w.errors,
+                w.resumed,
+                w.behind,
+                w.newest
+            );
+        }
         let mut line = serde_json::to_value(&figures).map_err(|e| e.to_string())?;
         let mut lost = 0;
         if args.check {

@@ -3,11 +3,13 @@
 //! creates from the realistic mix (crash-looping pods, ReplicaSets,
 //! never-seen pods), one request at a time, for a duration; it reports
 //! events per second, latency percentiles and the answers by status, and
-//! with `--check` proves that nothing acknowledged was lost.
+//! with `--check` proves that nothing acknowledged was lost. With
+//! `--watchers N` it holds watches open meanwhile ([`watchers`]).
 
 mod bodies;
 mod check;
 pub mod cli;
+pub mod watchers;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use hyper_util::rt::TokioIo;
 
 pub use self::bodies::Bodies;
 pub use self::check::{Acked, Check, verify};
+pub use self::watchers::{WatchConfig, WatchFigures, Watchers};
 
 /// What a run is told.
 #[derive(Clone, Debug)]
@@ -39,6 +42,8 @@ pub struct LoadConfig {
     pub check: bool,
     /// The mix, or one part of it.
     pub only: Option<hush_engine::workload::Kind>,
+    /// Watches to hold open while loading.
+    pub watchers: Option<WatchConfig>,
 }
 
 /// What a run measured.
@@ -62,8 +67,14 @@ pub struct Figures {
     pub max_ms: f64,
     /// Answers by status while measuring.
     pub statuses: std::collections::BTreeMap<u16, u64>,
-    /// Requests that got no answer (connection errors).
+    /// Requests sent while measuring that got no answer (the connection
+    /// broke).
     pub errors: u64,
+    /// Connections that could not be made while measuring.
+    pub connect_failures: u64,
+    /// What the watches measured, with `--watchers`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchFigures>,
 }
 
 /// Per-connection results.
@@ -71,6 +82,7 @@ struct Tally {
     latency: Histogram<u64>,
     statuses: std::collections::BTreeMap<u16, u64>,
     errors: u64,
+    connect_failures: u64,
     acked: Acked,
 }
 
@@ -100,6 +112,7 @@ async fn client(
         latency: Histogram::new_with_bounds(1, 60_000_000, 3).expect("histogram bounds"),
         statuses: Default::default(),
         errors: 0,
+        connect_failures: 0,
         acked: Acked::default(),
     };
     let mut sender = None;
@@ -108,7 +121,7 @@ async fn client(
             match connect(config.server).await {
                 Ok(s) => sender = Some(s),
                 Err(_) => {
-                    tally.errors += 1;
+                    tally.connect_failures += u64::from(measuring.load(Ordering::Relaxed));
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 }
@@ -169,6 +182,12 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
         Arc::new(AtomicBool::new(false)),
         Arc::new(AtomicBool::new(false)),
     );
+    let watchers = match config.watchers.clone() {
+        Some(watch) => {
+            Some(Watchers::open(config.server, &config.path, watch, measuring.clone()).await?)
+        }
+        None => None,
+    };
     let tasks: Vec<_> = (0..config.connections)
         .map(|_| {
             tokio::spawn(client(
@@ -200,6 +219,8 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
         max_ms: 0.0,
         statuses: Default::default(),
         errors: 0,
+        connect_failures: 0,
+        watch: None,
     };
     let mut acked = Acked::default();
     for task in tasks {
@@ -211,6 +232,7 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
             *figures.statuses.entry(status).or_default() += n;
         }
         figures.errors += tally.errors;
+        figures.connect_failures += tally.connect_failures;
         acked.merge(tally.acked);
     }
     let ms = |q: f64| latency.value_at_quantile(q) as f64 / 1000.0;
@@ -220,5 +242,8 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
     figures.p99_ms = ms(0.99);
     figures.p999_ms = ms(0.999);
     figures.max_ms = latency.max() as f64 / 1000.0;
+    if let Some(watchers) = watchers {
+        figures.watch = Some(watchers.finish(seconds).await);
+    }
     Ok((figures, acked))
 }
