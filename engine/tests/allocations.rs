@@ -225,3 +225,56 @@ fn an_aggregated_similar_event_allocates_nothing_written_or_dropped() {
         assert_eq!(dropped > 0, burst == 60, "burst {burst}");
     }
 }
+
+/// Appends `n` in decimal without allocating (`to_string` would).
+fn push_number(s: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
+}
+
+#[test]
+fn a_never_seen_event_allocates_nothing_once_the_caches_are_full() {
+    let mut recorder = Recorder::new(Options {
+        burst: 1_000_000,
+        lru_cache_size: 16,
+        ..Options::default()
+    })
+    .unwrap();
+    let mut sink = AnswerOnlySink::default();
+    let mut event = crash_loop_event();
+    let start = Timestamp::from_secs(1_714_557_600);
+    recorder.prepare(&mut event, start);
+    // A new pod each time, named in the event's own buffers: each event
+    // takes over the oldest entry of every cache.
+    let mut observe = |n: u32, recorder: &mut Recorder| {
+        for name in [&mut event.involved_object.name, &mut event.metadata.name] {
+            name.clear();
+            name.push_str("job-");
+            push_number(name, n);
+        }
+        let now = start.plus_nanos(i64::from(n));
+        recorder.observe(&event, now, &mut sink, false).action
+    };
+    // The first entries recycled size the buffers the later ones reuse
+    // (names as long as the measured ones).
+    for n in 100_000..100_100 {
+        observe(n, &mut recorder);
+    }
+    let before = allocations();
+    for n in 200_000..201_000 {
+        assert_eq!(observe(n, &mut recorder), Action::Create);
+    }
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(recorder.stats().aggregator_entries, 16);
+}

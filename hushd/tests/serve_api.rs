@@ -244,7 +244,14 @@ fn bad_input_gets_the_api_servers_status_and_the_server_keeps_serving() {
     );
 
     assert_eq!(server.post(CORE, &body).status, 201);
-    let again = server.post(CORE, &body);
+    // The same body again is a retry of that create: its first answer.
+    let retried = server.post(CORE, &body);
+    assert_eq!(
+        (retried.status, retried.header("hush-decision")),
+        (201, Some("create; rule=as-sent; retried"))
+    );
+    // Another event under a name that is taken.
+    let again = server.post(CORE, &core_event("dup.1", "web-1", "BackOff", "other"));
     assert_eq!(
         (again.status, &again.json()["message"]),
         (409, &json!("events \"dup.1\" already exists"))

@@ -184,17 +184,21 @@ fn kill_9_during_a_load_loses_no_acknowledged_count_with_snapshots() {
 fn an_open_series_continues_after_kill_9_and_sigterm_exits_cleanly() {
     let dir = TempDir::new("durability-series");
     let mut server = Server::start(&dir, &[]);
-    let event = json!({
-        "metadata": {"name": "pending.1"}, "eventTime": "2026-11-21T22:22:54.000000Z",
-        "reportingController": "default-scheduler", "reportingInstance": "default-scheduler-node-1",
-        "action": "Scheduling", "reason": "FailedScheduling", "note": "0/3 nodes are available", "type": "Warning",
-        "regarding": {"kind": "Pod", "namespace": "default", "name": "pending", "apiVersion": "v1"},
-    })
-    .to_string();
+    // Each occurrence under a name of its own (the same name and body
+    // again would be a retry of one create, answered and not counted).
+    let event = |seq: u32| {
+        json!({
+            "metadata": {"name": format!("pending.{seq}")}, "eventTime": "2026-11-21T22:22:54.000000Z",
+            "reportingController": "default-scheduler", "reportingInstance": "default-scheduler-node-1",
+            "action": "Scheduling", "reason": "FailedScheduling", "note": "0/3 nodes are available", "type": "Warning",
+            "regarding": {"kind": "Pod", "namespace": "default", "name": "pending", "apiVersion": "v1"},
+        })
+        .to_string()
+    };
     let decisions: Vec<String> = (0..5)
-        .map(|_| {
+        .map(|seq| {
             server
-                .post(EVENTS, &event)
+                .post(EVENTS, &event(seq))
                 .header("hush-decision")
                 .unwrap()
                 .to_string()
@@ -203,14 +207,14 @@ fn an_open_series_continues_after_kill_9_and_sigterm_exits_cleanly() {
     assert_eq!(decisions[4], "absorb; rule=series-repeat; count=5");
     server.kill9();
     server.restart();
-    let after = server.post(EVENTS, &event);
+    let after = server.post(EVENTS, &event(5));
     assert_eq!(
         (after.status, after.header("hush-decision")),
         (202, Some("absorb; rule=series-repeat; count=6"))
     );
     assert_eq!(server.terminate().code(), Some(0), "{}", server.log());
     server.restart();
-    let after = server.post(EVENTS, &event);
+    let after = server.post(EVENTS, &event(6));
     assert_eq!(
         after.header("hush-decision"),
         Some("absorb; rule=series-repeat; count=7")

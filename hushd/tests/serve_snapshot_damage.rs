@@ -44,9 +44,14 @@ fn a_damaged_snapshot_is_refused_and_only_its_correlator_starts_empty() {
         decision(&server, CORE, &legacy),
         (201, "create; rule=first-seen; count=1".into())
     );
-    let pending = series_event("pending.1", "pending");
-    for _ in 0..5 {
-        decision(&server, EVENTS, &pending);
+    // Five occurrences, each under a name of its own (the same name and
+    // body again would be one create retried).
+    for i in 1..=5 {
+        decision(
+            &server,
+            EVENTS,
+            &series_event(&format!("pending.{i}"), "pending"),
+        );
     }
     let stored = server.get(&format!("{EVENTS}/pending.1")).json();
     let count = stored["series"]["count"].as_i64().expect("a series");

@@ -34,6 +34,20 @@ pub fn embedded() -> bool {
     !FILES.is_empty()
 }
 
+/// The paths anyone may `get` without credentials: the page and its
+/// files, which must load for the page to ask for a token (the API it
+/// reads needs one), and the source maps a browser's tools ask for.
+pub fn public_paths() -> Vec<String> {
+    let mut paths = vec!["/".to_string(), "/index.html".to_string()];
+    for (name, _, _) in FILES {
+        paths.push(format!("/{name}"));
+        if name.ends_with(".js") || name.ends_with(".css") {
+            paths.push(format!("/{name}.map"));
+        }
+    }
+    paths
+}
+
 /// The file at `path` (`/` is `index.html`): its content type and bytes.
 pub fn file(path: &str) -> Option<(&'static str, &'static [u8])> {
     let path = path.trim_start_matches('/');

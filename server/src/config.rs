@@ -8,6 +8,7 @@ use std::time::Duration;
 use hush_core::Options;
 
 use crate::api::Limits;
+use crate::auth::SecurityConfig;
 use crate::correlate::CorrelateMode;
 use crate::http::ConnectionLimits;
 use crate::store::sqlite::Durability;
@@ -34,12 +35,22 @@ pub struct Config {
     pub limits: Limits,
     /// Connection limits.
     pub connections: ConnectionLimits,
+    /// TLS, authentication, authorization, audit, and the Host check.
+    pub security: SecurityConfig,
     /// Changes kept for watches to resume from.
     pub watch_history: usize,
     /// The writer's batching and housekeeping.
     pub writer: WriterConfig,
     /// A storm (JSON lines with `"at"`) to feed the server with (`--demo`).
     pub demo: Option<&'static str>,
+    /// The cluster to follow (`--follow`).
+    pub follow: Option<crate::follow::serve::FollowConfig>,
+    /// A dump to load into the store as history (`--import`).
+    pub import: Option<PathBuf>,
+    /// Where new occurrences are exported (`--export`).
+    pub export: Vec<crate::export::ExportTarget>,
+    /// Most undelivered occurrences an exporter keeps (`--export-queue-max`).
+    pub export_queue_max: u64,
 }
 
 /// Parses a duration as Go and the API server's flags write them: a

@@ -19,7 +19,8 @@
 //! * [`hub`]: fan-out of committed changes to watches, with resumable
 //!   history (the API's watch handler is [`api::watch`]);
 //! * [`follow`]: following a real cluster's events (client, reflector,
-//!   occurrences);
+//!   occurrences, the occurrence stream, `--import`);
+//! * [`export`]: new occurrences to a JSON Lines file or a webhook;
 //! * [`clock`]: the one wall clock everything reads;
 //! * [`metrics`]: the Prometheus counters;
 //! * [`assets`]: the dashboard (`www/dist`), embedded, at `/`;
@@ -35,6 +36,7 @@ pub mod clock;
 pub mod config;
 pub mod correlate;
 pub mod demo;
+pub mod export;
 pub mod follow;
 pub mod http;
 pub mod hub;

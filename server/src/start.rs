@@ -8,8 +8,11 @@ use hush_core::Options;
 use tokio::sync::Semaphore;
 
 use crate::api::App;
+use crate::auth::Security;
 use crate::config::Config;
 use crate::correlate::Correlators;
+use crate::correlate::ledger::{Ledger, Limits};
+use crate::http::{AllowedHosts, ConnectionMetrics};
 use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::store::EventStore;
@@ -22,9 +25,12 @@ use hush_engine::component::{Guards, Plugin};
 pub struct Running {
     /// The address it listens on.
     pub address: SocketAddr,
+    /// Whether it serves TLS.
+    pub tls: bool,
     shutdown: tokio::sync::watch::Sender<bool>,
     server: tokio::task::JoinHandle<()>,
     writer: std::thread::JoinHandle<Result<(), String>>,
+    audit: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Running {
@@ -35,10 +41,26 @@ impl Running {
         self.server
             .await
             .map_err(|e| format!("the server task failed: {e}"))?;
+        if let Some(audit) = self.audit {
+            // The audit writer ends once the last request is gone; a
+            // connection that outlived the drain holds it no longer than this.
+            for _ in 0..100 {
+                if audit.is_finished() {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
         tokio::task::spawn_blocking(move || self.writer.join())
             .await
             .map_err(|e| format!("joining the writer failed: {e}"))?
             .map_err(|_| "the writer thread panicked".to_string())?
+    }
+
+    /// `http://ADDRESS` or `https://ADDRESS`.
+    pub fn url(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.address)
     }
 }
 
@@ -53,6 +75,18 @@ pub async fn start(
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
+    // Who may be served, and how, is settled before the store is opened.
+    let mut metrics = Metrics::new();
+    let mut security = Security::start(&config.security, address, metrics.registry_mut())?;
+    for note in &security.notes {
+        tracing::info!("{note}");
+    }
+    for warning in &security.warnings {
+        tracing::warn!("{warning}");
+    }
+    let audit = security.audit.writer.take();
+    let connections = ConnectionMetrics::new(metrics.connections.clone());
+    connections.register(metrics.registry_mut());
     let (mut store, reader) =
         SqliteStore::open(&config.db, config.durability).map_err(|e| e.to_string())?;
     let recovered = store.recover().map_err(|e| e.to_string())?;
@@ -106,19 +140,43 @@ pub async fn start(
         }
         Some(correlators)
     };
+    let seq = correlators
+        .as_ref()
+        .map_or_else(|| crate::correlate::last_seq(&recovered), Correlators::seq);
+    let ledger = ledger_from(&recovered, &config, &mut tx, seq);
     tx.commit()
         .map_err(|e| format!("writing the correlators' snapshots failed: {e}"))?;
-    let metrics = Arc::new(Metrics::new());
+    let follower = match &config.follow {
+        Some(follow) => Some(crate::follow::serve::Follower::connect(follow).await?),
+        None => None,
+    };
+    let exports =
+        crate::export::Exports::new(&config.export, config.export_queue_max, &mut metrics)?;
+    if let Some(f) = &follower {
+        metrics.register(|r| f.state.register(r));
+    }
+    let metrics = Arc::new(metrics);
     let hub = Hub::new(recovered.resource_version, config.watch_history);
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
         tx,
         correlators,
+        ledger,
+        seq,
         hub.clone(),
         metrics.clone(),
         tokio::runtime::Handle::current(),
     );
     let (shutdown, stopping) = tokio::sync::watch::channel(false);
+    let occurrences = Arc::new(crate::store::sqlite::OccurrenceReader::new(&config.db));
+    let follow_state = follower.as_ref().map(|f| Arc::new(f.state.clone()));
+    if let Some(f) = follower {
+        f.spawn(writer.clone(), &occurrences, stopping.clone())?;
+    }
+    if let Some(path) = &config.import {
+        crate::follow::import::spawn(path.clone(), writer.clone(), stopping.clone());
+    }
+    exports.spawn(occurrences.clone(), writer.clone(), stopping.clone())?;
     let app = Arc::new(App {
         reader,
         writer,
@@ -132,15 +190,28 @@ pub async fn start(
         shutdown: stopping.clone(),
         address: address.to_string(),
     });
-    let router = api::routes(app.clone(), fallback).layer(axum::middleware::from_fn_with_state(
-        app,
-        http::limit_and_measure,
-    ));
+    let hosts = AllowedHosts::new(address, &config.security.allow_hosts);
+    // The occurrence stream is data like the API's, behind the same door.
+    let mut routes =
+        api::routes(app.clone(), fallback).merge(crate::follow::stream::routes(occurrences));
+    if let Some(state) = follow_state {
+        routes = routes.layer(axum::middleware::from_fn_with_state(
+            state,
+            crate::follow::serve::readyz,
+        ));
+    }
+    let router = http::front(routes, &app, &security, hosts);
+    security.spawn_reloader(stopping.clone())?;
+    let tls = security.tls.clone();
+    // The layers hold what the requests need; the audit writer ends when
+    // the last of them is dropped.
+    drop(security);
     let server = tokio::spawn(http::serve(
         listener,
+        tls.clone(),
         router,
         config.connections.clone(),
-        metrics,
+        connections,
         stopping.clone(),
     ));
     if let Some(storm) = config.demo {
@@ -148,14 +219,43 @@ pub async fn start(
     }
     Ok(Running {
         address,
+        tls: tls.is_some(),
         shutdown,
         server,
         writer: writer_thread,
+        audit,
     })
 }
 
+/// The emitter ledger `recovered` holds, snapshotted into `tx` as of `seq`
+/// (compacting its journal).
+fn ledger_from(
+    recovered: &crate::store::Recovered,
+    config: &Config,
+    tx: &mut Tx,
+    seq: u64,
+) -> Ledger {
+    let limits = Limits {
+        alias_ttl_nanos: i64::try_from(config.event_ttl.as_nanos()).unwrap_or(i64::MAX),
+        ..Limits::default()
+    };
+    let (mut ledger, warnings) = Ledger::recover(recovered, limits);
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
+    ledger.snapshot_into(tx, seq);
+    ledger
+}
+
 /// `hushd serve`: runs until SIGTERM or SIGINT, then stops cleanly.
-pub fn run(config: Config) -> Result<(), String> {
+pub fn run(mut config: Config) -> Result<(), String> {
+    // The dashboard's page and files load without credentials (it then
+    // asks for a token to read the API).
+    config
+        .security
+        .auth
+        .public_paths
+        .extend(assets::public_paths());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("hushd")
@@ -164,12 +264,9 @@ pub fn run(config: Config) -> Result<(), String> {
     runtime.block_on(async {
         let running = start(config.clone(), Some(assets::router())).await?;
         tracing::info!(address = %running.address, correlate = ?config.correlate, "serving");
-        eprintln!("hushd serve: listening on http://{}", running.address);
+        eprintln!("hushd serve: listening on {}", running.url());
         if assets::embedded() {
-            eprintln!(
-                "hushd serve: the dashboard is at http://{}/",
-                running.address
-            );
+            eprintln!("hushd serve: the dashboard is at {}/", running.url());
         }
         if config.demo.is_some() {
             eprintln!(

@@ -8,6 +8,14 @@
 // status line says which. A watch answered "410 Gone" (its resourceVersion
 // expired) lists again. A 401 asks for a token (auth.ts); a 403 stops and
 // shows the server's message.
+//
+// A `hushd serve --follow` (or one that imported a dump) keeps every
+// occurrence of the cluster's events: the page then reads those instead
+// (/apis/hush.dev/v1/occurrences), each one event as its emitter sent it,
+// so the timeline and the what-if see the stream the cluster's emitters
+// produced, not one observation per stored Event. The history comes in
+// time-ordered pages (up to the occurrence stored last when the read
+// began), then the page tails what is stored after it, every second.
 
 import { Auth, Forbidden, Unauthorized, statusMessage } from './auth';
 import { count } from './format';
@@ -32,6 +40,24 @@ export interface LiveEvents {
 }
 
 class Gone extends Error {}
+
+/** The occurrence stream of `hushd serve --follow`. */
+const OCCURRENCES = '/apis/hush.dev/v1/occurrences';
+/** Occurrences per request. */
+const OCCURRENCE_PAGE = 5000;
+/** How often the page asks for new occurrences. */
+const TAIL_EVERY_MS = 1000;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = window.setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
 
 /** The bytes up to and including the last newline of `pending + chunk`, and the rest. */
 export function wholeLines(pending: Uint8Array, chunk: Uint8Array): [Uint8Array | null, Uint8Array] {
@@ -99,6 +125,8 @@ export class Live {
   private timer = 0;
   private attempt = 0;
   private resourceVersion = '';
+  /** Reading a follower's occurrences: the last one read (by its number in the store). */
+  private occurrences: { lastSeq: number } | null = null;
   private dialog: HTMLDialogElement;
   url = '';
   onConnect: (url: string) => void = () => {};
@@ -126,6 +154,7 @@ export class Live {
     this.url = url.replace(/\/+$/, '');
     this.attempt = 0;
     this.resourceVersion = '';
+    this.occurrences = null;
     this.onConnect(this.url);
     this.run();
   }
@@ -148,8 +177,13 @@ export class Live {
     const abort = new AbortController();
     this.abort = abort;
     try {
-      if (!this.resourceVersion) await this.list(abort.signal);
-      await this.watch(abort.signal);
+      if (this.occurrences) {
+        await this.tail(abort.signal);
+      } else {
+        if (!this.resourceVersion && !(await this.listOccurrences(abort.signal))) await this.list(abort.signal);
+        if (this.occurrences) await this.tail(abort.signal);
+        else await this.watch(abort.signal);
+      }
       // The server ended the stream: resume from where it was.
       this.attempt = 0;
     } catch (e) {
@@ -264,9 +298,69 @@ export class Live {
     rethrow();
   }
 
+  /**
+   * Reads a follower's occurrence history, if the server keeps one: true
+   * when it did (the page then tails it), false for a server with no
+   * occurrences (the page lists and watches its events).
+   */
+  private async listOccurrences(signal: AbortSignal): Promise<boolean> {
+    let token = '';
+    let lastSeq = -1;
+    let read = 0;
+    do {
+      const bound = lastSeq >= 0 ? `&maxSeq=${lastSeq}` : '';
+      const next = token ? `&continue=${encodeURIComponent(token)}` : '';
+      const response = await this.auth.fetch(`${this.url}${OCCURRENCES}?limit=${OCCURRENCE_PAGE}&format=list${bound}${next}`, { signal, headers: { Accept: 'application/json' } });
+      // Not a hushd (404), or an API server that does not let this user
+      // read it (403): the events themselves are listed and watched.
+      if ((response.status === 404 || response.status === 403) && lastSeq < 0) return false;
+      await this.check(response, 'occurrences');
+      if (lastSeq < 0) {
+        lastSeq = Number(response.headers.get('hush-last-seq') ?? '0');
+        if (lastSeq <= 0) return false;
+        this.show(`${this.url}: reading the followed cluster's occurrences…`, 'connecting');
+      }
+      const page = await this.events.listPage(await response.arrayBuffer(), read === 0);
+      read += page.items;
+      token = page.continue;
+      this.show(`${this.url}: reading the followed cluster's occurrences… ${count(read)}`, 'connecting');
+    } while (token);
+    await this.events.listDone();
+    this.occurrences = { lastSeq };
+    return true;
+  }
+
+  /** Reads the occurrences stored after the last one read, every second, as watch batches. */
+  private async tail(signal: AbortSignal): Promise<void> {
+    const state = this.occurrences!;
+    this.attempt = 0;
+    this.status.title = '';
+    this.showLive();
+    while (!signal.aborted) {
+      const response = await this.auth.fetch(`${this.url}${OCCURRENCES}?afterSeq=${state.lastSeq}&limit=${OCCURRENCE_PAGE}&format=watch`, { signal, headers: { Accept: 'application/json' } });
+      await this.check(response, 'occurrences');
+      const bytes = await response.arrayBuffer();
+      const last = Number(response.headers.get('hush-last-seq') ?? state.lastSeq);
+      let lines = 0;
+      if (bytes.byteLength > 0) {
+        for (const b of new Uint8Array(bytes)) if (b === 10) lines++;
+        const watched = await this.events.watch(bytes);
+        if (watched.error) throw new Error(`occurrences: ${watched.error.message || watched.error.reason || 'error'}`);
+      }
+      state.lastSeq = Math.max(state.lastSeq, last);
+      this.showLive();
+      // A full page: more wait already.
+      if (lines < OCCURRENCE_PAGE) await pause(TAIL_EVERY_MS, signal);
+    }
+  }
+
   private showLive(): void {
     const { inputs, late, removed } = this.events.counts();
     const extra = `${late ? ` · ${count(late)} late` : ''}${removed ? ` · ${count(removed)} deleted` : ''}`;
+    if (this.occurrences) {
+      this.show(`● Following: ${this.url} · ${count(inputs)} occurrences${extra} · occurrence ${this.occurrences.lastSeq}`, 'live');
+      return;
+    }
     this.show(`● Live: ${this.url} · ${count(inputs)} events${extra} · resourceVersion ${this.resourceVersion}`, 'live');
   }
 }

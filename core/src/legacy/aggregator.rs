@@ -2,10 +2,9 @@
 //! fold into one "combined" event once a group shows too many distinct
 //! messages in a sliding window (client-go `EventAggregator`).
 
-use alloc::boxed::Box;
-use core::num::NonZeroUsize;
-
+use alloc::string::String;
 use alloc::vec::Vec;
+use core::num::NonZeroUsize;
 
 use crate::key::cache::bytes_eq;
 use crate::key::cache::{KeyHasher, Lookup};
@@ -30,11 +29,18 @@ pub enum Aggregation {
 /// One group's window: its distinct messages and the last time it was seen.
 ///
 /// The window holds at most `max-events − 1` messages (nine by default), so
-/// it is a vector scanned with an inline comparison: cheaper than hashing
-/// every message. Snapshots write its messages sorted.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// it is scanned with an inline comparison: cheaper than hashing every
+/// message. A message that leaves the window keeps its buffer for the next
+/// one, and a group made from an evicted one takes its buffers over: a
+/// never-seen group allocates nothing once the cache is full and its
+/// buffers have grown. The order of the messages carries no meaning (a
+/// window is a set); snapshots write them sorted.
+#[derive(Clone, Debug, Default)]
 pub(super) struct Record {
-    pub(super) messages: Vec<Box<str>>,
+    /// The window's messages, then spare buffers.
+    buffers: Vec<String>,
+    /// How many of `buffers` are the window's.
+    len: usize,
     pub(super) last: Option<Timestamp>,
 }
 
@@ -42,9 +48,47 @@ impl Record {
     /// An empty record, made of `old`'s buffers when there is one.
     fn recycled(old: Option<Record>) -> Record {
         let mut record = old.unwrap_or_default();
-        record.messages.clear();
+        record.len = 0;
         record.last = None;
         record
+    }
+
+    /// A record of `messages`, last seen at `last`.
+    #[cfg(any(test, feature = "snapshot"))]
+    pub(super) fn of<'m>(
+        messages: impl IntoIterator<Item = &'m str>,
+        last: Option<Timestamp>,
+    ) -> Self {
+        let mut record = Record {
+            last,
+            ..Record::default()
+        };
+        for message in messages {
+            record.push(message);
+        }
+        record
+    }
+
+    /// The window's messages.
+    pub(super) fn messages(&self) -> &[String] {
+        self.buffers.get(..self.len).unwrap_or_default()
+    }
+
+    fn push(&mut self, message: &str) {
+        match self.buffers.get_mut(self.len) {
+            Some(spare) => {
+                spare.clear();
+                spare.push_str(message);
+            }
+            None => self.buffers.push(message.into()),
+        }
+        self.len += 1;
+    }
+
+    /// Removes the `i`th message (the last takes its place).
+    fn remove(&mut self, i: usize) {
+        self.len -= 1;
+        self.buffers.swap(i, self.len);
     }
 
     /// Adds `message` to the window. At the threshold the message that just
@@ -52,24 +96,36 @@ impl Record {
     /// messages that already have their own events keep them.
     fn add(&mut self, message: &str, max_events: usize) -> Aggregation {
         let position = self
-            .messages
+            .messages()
             .iter()
             .position(|m| bytes_eq(m.as_bytes(), message.as_bytes()));
-        let size = self.messages.len() + usize::from(position.is_none());
+        let size = self.len + usize::from(position.is_none());
         if size < max_events {
             if position.is_none() {
-                self.messages.push(message.into());
+                self.push(message);
             }
             return Aggregation::Unchanged;
         }
         if let Some(i) = position {
-            self.messages.swap_remove(i);
+            self.remove(i);
         }
         Aggregation::Aggregated {
             distinct_messages: u32::try_from(size).unwrap_or(u32::MAX),
         }
     }
 }
+
+impl PartialEq for Record {
+    /// The same messages, in any order, and the same instant.
+    fn eq(&self, other: &Self) -> bool {
+        let (mine, theirs) = (self.messages(), other.messages());
+        self.last == other.last
+            && mine.len() == theirs.len()
+            && mine.iter().all(|m| theirs.contains(m))
+    }
+}
+
+impl Eq for Record {}
 
 /// The aggregator: an LRU of groups keyed by the aggregate key.
 #[derive(Debug)]
@@ -109,7 +165,7 @@ impl Aggregator {
             .last
             .is_none_or(|last| now.nanos_since(last) > max_interval)
         {
-            record.messages.clear();
+            record.len = 0;
         }
         record.last = Some(now);
         record.add(message, self.max_events)
@@ -165,6 +221,48 @@ mod tests {
                 distinct_messages: 10
             }
         );
+    }
+
+    #[test]
+    fn a_window_removes_a_message_and_keeps_the_others() {
+        let mut record = Record::of(["one", "three", "five"], None);
+        record.remove(1);
+        assert_eq!(record.messages(), ["one", "five"]);
+        record.remove(1);
+        record.push("seven");
+        record.remove(0);
+        assert_eq!(record.messages(), ["seven"]);
+        // Windows are sets: equal whatever the order they were filled in.
+        assert_eq!(Record::of(["a", "b"], None), Record::of(["b", "a"], None));
+        assert_ne!(Record::of(["a", "b"], None), Record::of(["a", "c"], None));
+    }
+
+    #[test]
+    fn a_group_made_from_an_evicted_one_starts_empty() {
+        let mut a = Aggregator::new(NonZeroUsize::new(1).unwrap(), 3, 600, KeyHasher::default());
+        for m in ["x", "y"] {
+            assert_eq!(
+                a.aggregate(Lookup::from(b"g1"), m, at(0)),
+                Aggregation::Unchanged
+            );
+        }
+        // "g2" takes over the only entry, and its buffers.
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g2"), "x", at(1)),
+            Aggregation::Unchanged
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g2"), "z", at(2)),
+            Aggregation::Unchanged
+        );
+        assert_eq!(
+            a.aggregate(Lookup::from(b"g2"), "w", at(3)),
+            Aggregation::Aggregated {
+                distinct_messages: 3
+            }
+        );
+        let record = a.cache.peek(b"g2").unwrap();
+        assert_eq!(record.messages(), ["x", "z"]);
     }
 
     #[test]

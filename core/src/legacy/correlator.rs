@@ -12,6 +12,7 @@ use crate::legacy::aggregator::{Aggregation, Aggregator, COMBINED_PREFIX};
 use crate::legacy::dedup::{Dedup, LogEntry, Seen, StoredEntry, assign};
 use crate::legacy::spam_filter::SpamFilter;
 use crate::legacy::token_bucket::{Rate, Take};
+use crate::lru::Handle;
 use crate::model::error::OptionsError;
 use crate::model::event::{Event, sort_by_instant};
 use crate::model::name::raw_event_name;
@@ -116,9 +117,10 @@ pub struct LegacyCorrelator {
     hasher: KeyHasher,
     /// The keys of the event last correlated.
     keys: LegacyKeys,
-    /// The hash of `keys.event()` when the event last correlated is to be
-    /// written under that key (not a combined event), for its UpdateState.
-    written_key: Option<u64>,
+    /// The dedup entry of the event last correlated, when it is to be
+    /// written under its own key (not a combined event), for its
+    /// UpdateState without looking the key up again.
+    written: Option<Handle>,
     /// The keys of events whose writes are recorded otherwise (held
     /// writes retried), kept apart so `keys` stays the last correlated.
     update_keys: LegacyKeys,
@@ -148,7 +150,7 @@ impl LegacyCorrelator {
             spam_key: options.spam_key,
             hasher,
             keys: LegacyKeys::default(),
-            written_key: None,
+            written: None,
             update_keys: LegacyKeys::default(),
             spare_event: None,
             spare_message: String::new(),
@@ -187,7 +189,7 @@ impl LegacyCorrelator {
     ) -> Correlation<'e> {
         // One pass over the event's fields encodes all three keys.
         self.keys.encode(event);
-        self.written_key = None;
+        self.written = None;
         let hasher = self.hasher;
         fn hashed<'a>(hasher: &KeyHasher, bytes: &'a [u8]) -> Lookup<'a> {
             Lookup::hashed(bytes, hasher.hash(bytes))
@@ -212,8 +214,7 @@ impl LegacyCorrelator {
                 hashed(&hasher, keys.event()),
             ),
         };
-        let event_hash = key_lookup.hash_with(&hasher);
-        let (seen, entry) = self.dedup.observe(key_lookup, |entry| {
+        let (seen, entry, handle) = self.dedup.observe(key_lookup, |entry| {
             if aggregated {
                 entry.count = 1;
                 entry.first_timestamp = Some(at.aggregator);
@@ -275,7 +276,7 @@ impl LegacyCorrelator {
             }
         });
         if !aggregated {
-            self.written_key = Some(event_hash);
+            self.written = Some(handle);
         }
         Correlation::Write {
             event: observed,
@@ -299,18 +300,19 @@ impl LegacyCorrelator {
     /// the last [`correlate_with`](LegacyCorrelator::correlate_with) decided to
     /// write (as written, built or not), reusing the key it computed.
     pub fn update_state_from_observed(&mut self, sent: &Event, stored: &Stored) {
-        let Some(hash) = self.written_key.take() else {
-            return self.update_state_from(sent, stored);
+        let entry = StoredEntry {
+            count: stored.count,
+            first_timestamp: sent.first_timestamp,
+            name: &stored.name,
+            resource_version: &stored.resource_version,
         };
-        self.dedup.update_state(
-            Lookup::hashed(self.keys.event(), hash),
-            StoredEntry {
-                count: stored.count,
-                first_timestamp: sent.first_timestamp,
-                name: &stored.name,
-                resource_version: &stored.resource_version,
-            },
-        );
+        // The dedup entry the correlation counted the event in, unless the
+        // cache filed or unfiled a key since (held writes retried first):
+        // then by its key.
+        match self.written.take() {
+            Some(handle) if self.dedup.update_state_at(handle, entry) => {}
+            _ => self.update_state_from(sent, stored),
+        }
     }
 
     /// client-go `UpdateState`: records what the API server stored, under

@@ -8,7 +8,7 @@ use alloc::string::String;
 use core::num::NonZeroUsize;
 
 use crate::key::cache::{KeyHasher, Lookup, bytes_eq};
-use crate::lru::Lru;
+use crate::lru::{Handle, Lru};
 use crate::model::time::Timestamp;
 
 /// What the dedup stage remembers about one event.
@@ -52,15 +52,15 @@ impl Dedup {
         &mut self,
         key: Lookup<'_>,
         fill: impl FnOnce(&mut LogEntry),
-    ) -> (Seen, &LogEntry) {
+    ) -> (Seen, &LogEntry, Handle) {
         // A new entry has count 0 until `fill` fills it in.
-        let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::recycled);
+        let (entry, _, handle) = self.cache.get_or_insert_handle(key, LogEntry::recycled);
         if entry.count > 0 {
             entry.count = entry.count.saturating_add(1);
-            return (Seen::Again, entry);
+            return (Seen::Again, entry, handle);
         }
         fill(entry);
-        (Seen::First, entry)
+        (Seen::First, entry, handle)
     }
 
     /// client-go `updateState`: what the API server stored becomes the entry
@@ -68,14 +68,32 @@ impl Dedup {
     /// ones reuse their buffers).
     pub(super) fn update_state(&mut self, key: Lookup<'_>, stored: StoredEntry<'_>) {
         let (entry, _) = self.cache.get_or_insert_with(key, LogEntry::recycled);
-        entry.count = stored.count;
-        entry.first_timestamp = stored.first_timestamp;
-        assign(&mut entry.name, stored.name);
-        assign(&mut entry.resource_version, stored.resource_version);
+        entry.record(stored);
+    }
+
+    /// [`update_state`](Dedup::update_state) for the entry `handle` was
+    /// taken for, without looking its key up; `false` (nothing done) if
+    /// the cache filed or unfiled a key since.
+    pub(super) fn update_state_at(&mut self, handle: Handle, stored: StoredEntry<'_>) -> bool {
+        match self.cache.get_by_handle(handle) {
+            Some(entry) => {
+                entry.record(stored);
+                true
+            }
+            None => false,
+        }
     }
 }
 
 impl LogEntry {
+    /// Becomes what the API server stored.
+    fn record(&mut self, stored: StoredEntry<'_>) {
+        self.count = stored.count;
+        self.first_timestamp = stored.first_timestamp;
+        assign(&mut self.name, stored.name);
+        assign(&mut self.resource_version, stored.resource_version);
+    }
+
     /// An empty entry, made of `old`'s buffers when there is one.
     fn recycled(old: Option<LogEntry>) -> LogEntry {
         let mut entry = old.unwrap_or_default();
@@ -107,4 +125,32 @@ pub(super) struct StoredEntry<'a> {
     pub(super) first_timestamp: Option<Timestamp>,
     pub(super) name: &'a str,
     pub(super) resource_version: &'a str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(count: i32, name: &str) -> StoredEntry<'_> {
+        StoredEntry {
+            count,
+            first_timestamp: None,
+            name,
+            resource_version: "7",
+        }
+    }
+
+    #[test]
+    fn the_update_by_handle_is_refused_once_another_key_was_filed() {
+        let size = NonZeroUsize::new(4).unwrap();
+        let mut dedup = Dedup::new(size, KeyHasher::default());
+        let (seen, _, handle) = dedup.observe(Lookup::from(b"a"), |e| e.count = 1);
+        assert_eq!(seen, Seen::First);
+        assert!(dedup.update_state_at(handle, stored(1, "a.1")));
+        // Another event's state recorded in between files a new key.
+        dedup.update_state(Lookup::from(b"b"), stored(1, "b.1"));
+        assert!(!dedup.update_state_at(handle, stored(2, "a.2")));
+        let entry = dedup.cache.peek(b"a").unwrap();
+        assert_eq!((entry.count, entry.name.as_str()), (1, "a.1"));
+    }
 }

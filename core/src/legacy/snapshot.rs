@@ -2,6 +2,7 @@
 //! back: the aggregator's windows, the dedup stage's entries and the spam
 //! filter's buckets, each stage's LRU least recently used first.
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::format::snapshot::Snapshot;
@@ -26,28 +27,26 @@ fields!(TokenBucket { tokens, last });
 /// on the order they arrived in.
 impl Encode for Record {
     fn encode(&self, out: &mut Vec<u8>) {
-        let Record { messages, last } = self;
         // At most `max-events - 1` messages: an insertion sort, in a few
         // bytes of code.
-        let mut sorted: Vec<&str> = Vec::with_capacity(messages.len());
-        for message in messages {
-            let at = sorted.partition_point(|m| *m <= &**message);
+        let mut sorted: Vec<&str> = Vec::new();
+        for message in self.messages() {
+            let at = sorted.partition_point(|m| *m <= message.as_str());
             sorted.insert(at, message);
         }
         put_varint(out, sorted.len() as u64);
         for message in sorted {
             message.encode(out);
         }
-        last.encode(out);
+        self.last.encode(out);
     }
 }
 
 impl Decode for Record {
     fn decode(input: &mut Input<'_>) -> Result<Self, Malformed> {
-        Ok(Record {
-            messages: decode_seq(input, 1, Decode::decode)?,
-            last: Decode::decode(input)?,
-        })
+        let messages: Vec<String> = decode_seq(input, 1, Decode::decode)?;
+        let last = Decode::decode(input)?;
+        Ok(Record::of(messages.iter().map(String::as_str), last))
     }
 }
 
@@ -85,7 +84,6 @@ impl Snapshot for LegacyCorrelator {
 #[cfg(test)]
 mod tests {
     use alloc::format;
-    use alloc::string::String;
     use core::num::NonZeroUsize;
 
     use super::*;

@@ -43,6 +43,18 @@ pub struct Lru<V> {
     len: usize,
     capacity: NonZeroUsize,
     hasher: KeyHasher,
+    /// Counts the changes of which key a slot holds (a key filed or
+    /// unfiled), so a [`Handle`] taken before any such change is known to
+    /// still point at its key.
+    generation: u64,
+}
+
+/// Where a key was found or filed: valid while the map files or unfiles no
+/// key ([`Lru::get_by_handle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Handle {
+    slot: u32,
+    generation: u64,
 }
 
 impl<V> Lru<V> {
@@ -73,7 +85,26 @@ impl<V> Lru<V> {
             len: 0,
             capacity: capacity.min(MAX),
             hasher,
+            generation: 0,
         }
+    }
+
+    /// The handle of `slot`, valid until a key is filed or unfiled.
+    fn handle(&self, slot: u32) -> Handle {
+        Handle {
+            slot,
+            generation: self.generation,
+        }
+    }
+
+    /// The value `handle` was taken for, marked most recently used, if no
+    /// key was filed or unfiled since: a lookup without the key.
+    pub(crate) fn get_by_handle(&mut self, handle: Handle) -> Option<&mut V> {
+        if handle.generation != self.generation {
+            return None;
+        }
+        self.order.touch(handle.slot);
+        self.slots.get_mut(handle.slot as usize)?.value.as_mut()
     }
 
     /// The slot holding the key `bytes`, hashed to `hash`.
@@ -133,14 +164,27 @@ impl<V> Lru<V> {
         key: impl Into<Lookup<'a>>,
         make: impl FnOnce(Option<V>) -> V,
     ) -> (&mut V, bool) {
+        let (value, inserted, _) = self.get_or_insert_handle(key, make);
+        (value, inserted)
+    }
+
+    /// [`get_or_insert_with`](Lru::get_or_insert_with), also giving the
+    /// entry's [`Handle`].
+    #[inline]
+    pub(crate) fn get_or_insert_handle<'a>(
+        &mut self,
+        key: impl Into<Lookup<'a>>,
+        make: impl FnOnce(Option<V>) -> V,
+    ) -> (&mut V, bool, Handle) {
         let key = key.into();
         let hash = key.hash_with(&self.hasher);
         if let Some(slot) = self.find(hash, key.bytes()) {
             self.order.touch(slot);
+            let handle = self.handle(slot);
             let value = &mut self.slots[slot as usize].value;
             return match value {
-                Some(value) => (value, false),
-                None => (value.insert(make(None)), true),
+                Some(value) => (value, false, handle),
+                None => (value.insert(make(None)), true, handle),
             };
         }
         let slot = match self.len < self.capacity.get() {
@@ -150,7 +194,8 @@ impl<V> Lru<V> {
         let old = self.slots[slot as usize].value.take();
         self.slots[slot as usize].key.set(hash, key.bytes());
         let value = make(old);
-        (self.occupy(slot, value, Place::Newest), true)
+        let (handle, value) = self.occupy(slot, value, Place::Newest);
+        (value, true, handle)
     }
 
     /// Stores `value` under `key`, which the map does not hold, as most
@@ -284,7 +329,7 @@ impl<V> Lru<V> {
     }
 
     /// Files `slot`, whose key is set, under its key with `value`.
-    fn occupy(&mut self, slot: u32, value: V, place: Place) -> &mut V {
+    fn occupy(&mut self, slot: u32, value: V, place: Place) -> (Handle, &mut V) {
         match place {
             Place::Newest => self.order.push_newest(slot),
             Place::Oldest => self.order.push_oldest(slot),
@@ -294,7 +339,9 @@ impl<V> Lru<V> {
         self.index
             .insert_unique(hash, slot, |&s| slots[s as usize].key.hash());
         self.len += 1;
-        self.slots[slot as usize].value.insert(value)
+        self.generation += 1;
+        let handle = self.handle(slot);
+        (handle, self.slots[slot as usize].value.insert(value))
     }
 
     /// Unfiles `slot` from the index and the order; its key and value stay.
@@ -305,6 +352,7 @@ impl<V> Lru<V> {
         }
         self.order.unlink(slot);
         self.len -= 1;
+        self.generation += 1;
     }
 
     /// Unfiles the least recently used slot, for a new key to take over.

@@ -106,3 +106,26 @@ fn a_miss_on_a_full_map_hands_over_the_evicted_value() {
     assert_eq!(order, [(b"c".to_vec(), 3), (b"d".to_vec(), 4)]);
     assert_eq!(lru.len(), 2);
 }
+
+#[test]
+fn a_handle_reaches_its_entry_until_a_key_is_filed_or_unfiled() {
+    let mut lru = Lru::new(cap(3));
+    let (_, _, a) = lru.get_or_insert_handle(b"a", |_| 1);
+    lru.insert(b"b", 2);
+    // Filing "b" moved no entry, but the handle cannot know: it is stale.
+    assert_eq!(lru.get_by_handle(a), None);
+    let (_, _, a) = lru.get_or_insert_handle(b"a", |_| 0);
+    // Touching other entries keeps it valid, and using it touches "a".
+    lru.get_mut(b"b");
+    *lru.get_by_handle(a).unwrap() = 10;
+    lru.insert(b"c", 3);
+    assert_eq!(
+        lru.insert(b"d", 4).map(|(k, _)| k),
+        Some(Key::from_encoded(b"b"))
+    );
+    assert_eq!(lru.peek(b"a"), Some(&10));
+    // Removing an entry makes every earlier handle stale.
+    let (_, _, c) = lru.get_or_insert_handle(b"c", |_| 0);
+    lru.remove(b"d");
+    assert_eq!(lru.get_by_handle(c), None);
+}

@@ -3,11 +3,12 @@
 //! must be stored with at least that count.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use serde::Deserialize;
+
+use super::Target;
 
 /// The acknowledged events: name → highest count answered.
 #[derive(Debug, Default)]
@@ -100,15 +101,8 @@ struct ListMeta {
 }
 
 /// Lists every event at `path` (paged) and compares it with `acked`.
-pub async fn verify(server: SocketAddr, path: &str, acked: &Acked) -> Result<Check, String> {
-    let stream = tokio::net::TcpStream::connect(server)
-        .await
-        .map_err(|e| e.to_string())?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-            .await
-            .map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
+pub async fn verify(target: &Target, path: &str, acked: &Acked) -> Result<Check, String> {
+    let mut sender = target.connect().await?;
     let mut stored: HashMap<(String, String), i64> = HashMap::new();
     let mut token: Option<String> = None;
     loop {
@@ -116,9 +110,9 @@ pub async fn verify(server: SocketAddr, path: &str, acked: &Acked) -> Result<Che
             None => format!("{path}?limit=5000"),
             Some(t) => format!("{path}?limit=5000&continue={t}"),
         };
-        let request = hyper::Request::get(uri)
-            .header(hyper::header::HOST, "127.0.0.1")
-            .body(Empty::<Bytes>::new())
+        let request = target
+            .prepare(hyper::Request::get(uri))
+            .body(Full::new(Bytes::new()))
             .map_err(|e| e.to_string())?;
         // The connection takes the next request once the last one is done.
         sender.ready().await.map_err(|e| e.to_string())?;
@@ -126,12 +120,19 @@ pub async fn verify(server: SocketAddr, path: &str, acked: &Acked) -> Result<Che
             .send_request(request)
             .await
             .map_err(|e| e.to_string())?;
+        let status = response.status();
         let body = response
             .into_body()
             .collect()
             .await
             .map_err(|e| e.to_string())?
             .to_bytes();
+        if !status.is_success() {
+            return Err(format!(
+                "listing the events: {status}: {}",
+                String::from_utf8_lossy(&body)
+            ));
+        }
         let list: List =
             serde_json::from_slice(&body).map_err(|e| format!("listing the events: {e}"))?;
         for item in list.items {

@@ -1,6 +1,6 @@
 //! `hushd load`: a load generator for `hushd serve` (or any Kubernetes
-//! API server). Many connections over loopback each post raw Event
-//! creates from the realistic mix (crash-looping pods, ReplicaSets,
+//! API server, over plain HTTP or TLS with a bearer token: [`target`]).
+//! Many connections each post raw Event creates from the realistic mix (crash-looping pods, ReplicaSets,
 //! never-seen pods), one request at a time, for a duration; it reports
 //! events per second, latency percentiles and the answers by status, and
 //! with `--check` proves that nothing acknowledged was lost. With
@@ -9,27 +9,27 @@
 mod bodies;
 mod check;
 pub mod cli;
+pub mod hostile;
+pub mod target;
 pub mod watchers;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
 
 pub use self::bodies::Bodies;
 pub use self::check::{Acked, Check, verify};
+pub use self::target::Target;
 pub use self::watchers::{WatchConfig, WatchFigures, Watchers};
 
 /// What a run is told.
 #[derive(Clone, Debug)]
 pub struct LoadConfig {
     /// The server.
-    pub server: SocketAddr,
+    pub target: Target,
     /// Connections, each with one request in flight.
     pub connections: usize,
     /// How long to measure.
@@ -42,6 +42,9 @@ pub struct LoadConfig {
     pub check: bool,
     /// The mix, or one part of it.
     pub only: Option<hush_engine::workload::Kind>,
+    /// Open a new connection after this many requests (each a new TLS
+    /// handshake); `None`: keep each connection.
+    pub reconnect_every: Option<u64>,
     /// Watches to hold open while loading.
     pub watchers: Option<WatchConfig>,
 }
@@ -86,20 +89,6 @@ struct Tally {
     acked: Acked,
 }
 
-async fn connect(
-    server: SocketAddr,
-) -> Result<hyper::client::conn::http1::SendRequest<Full<Bytes>>, String> {
-    let stream = tokio::net::TcpStream::connect(server)
-        .await
-        .map_err(|e| format!("cannot connect to {server}: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| format!("HTTP handshake with {server} failed: {e}"))?;
-    tokio::spawn(connection);
-    Ok(sender)
-}
-
 /// One connection's loop: post, wait for the answer, repeat, until `stop`.
 async fn client(
     config: Arc<LoadConfig>,
@@ -116,9 +105,14 @@ async fn client(
         acked: Acked::default(),
     };
     let mut sender = None;
+    let mut sent = 0;
     while !stop.load(Ordering::Relaxed) {
+        if config.reconnect_every.is_some_and(|n| sent >= n) {
+            sender = None;
+        }
         if sender.is_none() {
-            match connect(config.server).await {
+            sent = 0;
+            match config.target.connect().await {
                 Ok(s) => sender = Some(s),
                 Err(_) => {
                     tally.connect_failures += u64::from(measuring.load(Ordering::Relaxed));
@@ -130,8 +124,10 @@ async fn client(
         let s = sender.as_mut().expect("connected");
         let seq = next.fetch_add(1, Ordering::Relaxed);
         let body = bodies.body(seq);
-        let request = hyper::Request::post(config.path.as_str())
-            .header(hyper::header::HOST, "127.0.0.1")
+        sent += 1;
+        let request = config
+            .target
+            .prepare(hyper::Request::post(config.path.as_str()))
             .header(hyper::header::CONTENT_TYPE, "application/json")
             .body(Full::new(body))
             .expect("a valid request");
@@ -175,7 +171,7 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
         config.path.contains("events.k8s.io"),
     ));
     // Fail early and clearly when nothing listens.
-    connect(config.server).await?;
+    config.target.connect().await?;
     let config = Arc::new(config);
     let (next, measuring, stop) = (
         Arc::new(AtomicU64::new(0)),
@@ -183,9 +179,15 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
         Arc::new(AtomicBool::new(false)),
     );
     let watchers = match config.watchers.clone() {
-        Some(watch) => {
-            Some(Watchers::open(config.server, &config.path, watch, measuring.clone()).await?)
-        }
+        Some(watch) => Some(
+            Watchers::open(
+                config.target.clone(),
+                &config.path,
+                watch,
+                measuring.clone(),
+            )
+            .await?,
+        ),
         None => None,
     };
     let tasks: Vec<_> = (0..config.connections)

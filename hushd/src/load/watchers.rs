@@ -12,15 +12,15 @@
 //! change: until they all agree and nothing more comes for a while), so a
 //! watch that was not sent everything shows as behind.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
-use hyper_util::rt::TokioIo;
+use http_body_util::{BodyExt, Full};
 use tokio::task::JoinHandle;
+
+use super::Target;
 
 /// How long the watches get, after the load stops, to catch up.
 const SETTLE: Duration = Duration::from_secs(10);
@@ -85,7 +85,7 @@ struct Progress {
 
 /// The watches of a run.
 pub struct Watchers {
-    server: SocketAddr,
+    target: Target,
     path: String,
     config: WatchConfig,
     progress: Vec<Arc<Progress>>,
@@ -156,8 +156,8 @@ impl Progress {
 }
 
 /// The collection's resource version now.
-async fn current_version(server: SocketAddr, path: &str) -> Result<u64, String> {
-    let body = get(server, &format!("{path}?limit=1"))
+async fn current_version(target: &Target, path: &str) -> Result<u64, String> {
+    let body = get(target, &format!("{path}?limit=1"))
         .await?
         .collect()
         .await
@@ -181,18 +181,11 @@ async fn current_version(server: SocketAddr, path: &str) -> Result<u64, String> 
 }
 
 /// Sends a GET on a connection of its own.
-async fn get(server: SocketAddr, uri: &str) -> Result<hyper::body::Incoming, String> {
-    let stream = tokio::net::TcpStream::connect(server)
-        .await
-        .map_err(|e| format!("cannot connect to {server}: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
-    let request = hyper::Request::get(uri)
-        .header(hyper::header::HOST, "127.0.0.1")
-        .body(Empty::<Bytes>::new())
+async fn get(target: &Target, uri: &str) -> Result<hyper::body::Incoming, String> {
+    let mut sender = target.connect().await?;
+    let request = target
+        .prepare(hyper::Request::get(uri))
+        .body(Full::new(Bytes::new()))
         .map_err(|e| e.to_string())?;
     let response = sender
         .send_request(request)
@@ -206,7 +199,7 @@ async fn get(server: SocketAddr, uri: &str) -> Result<hyper::body::Incoming, Str
 
 /// One watch, resumed from its last version whenever it ends, until aborted.
 async fn watch(
-    server: SocketAddr,
+    target: Target,
     collection: String,
     progress: Arc<Progress>,
     measuring: Arc<AtomicBool>,
@@ -216,7 +209,7 @@ async fn watch(
     loop {
         let from = progress.last.load(Ordering::Relaxed);
         let uri = format!("{collection}&resourceVersion={from}");
-        if let Ok(mut body) = get(server, &uri).await {
+        if let Ok(mut body) = get(&target, &uri).await {
             if !progress.answered.swap(true, Ordering::Relaxed) {
                 answered.notify_one();
             }
@@ -243,12 +236,12 @@ impl Watchers {
     /// objects stored when it is answered, in key order: answered before
     /// the load starts, there are none.)
     pub async fn open(
-        server: SocketAddr,
+        target: Target,
         path: &str,
         config: WatchConfig,
         measuring: Arc<AtomicBool>,
     ) -> Result<Watchers, String> {
-        let from = current_version(server, path).await?;
+        let from = current_version(&target, path).await?;
         let mut collection = format!("{path}?watch=true&allowWatchBookmarks=true");
         if let Some(selector) = &config.selector {
             collection.push_str(&format!("&fieldSelector={}", encode(selector)));
@@ -265,7 +258,7 @@ impl Watchers {
             .iter()
             .map(|p| {
                 tokio::spawn(watch(
-                    server,
+                    target.clone(),
                     collection.clone(),
                     p.clone(),
                     measuring.clone(),
@@ -296,7 +289,7 @@ impl Watchers {
             }
         }
         Ok(Watchers {
-            server,
+            target,
             path: path.to_string(),
             config,
             progress,
@@ -323,7 +316,7 @@ impl Watchers {
         // Every change the load made is committed once its requests are
         // answered: the collection's version now is the last.
         let last = match self.config.selector {
-            None => current_version(self.server, &self.path).await.ok(),
+            None => current_version(&self.target, &self.path).await.ok(),
             Some(_) => None,
         };
         let settle = Instant::now() + SETTLE;

@@ -88,12 +88,12 @@ fn replay_with_state(
     let (out, errors) = (&mut stdout, &mut io::stderr());
     let ending = match engine {
         EngineArg::Native => {
-            let build = |saved: Saved| native_engine(&options, saved);
+            let build = |saved: Saved| native_engine(&options, output, saved);
             replay_resumable(input, run, build, on_start, out, errors)?
         }
         EngineArg::Component => {
             let plugin = Plugin::load(plugin)?;
-            let build = |saved: Saved| component_engine(plugin, &options, saved);
+            let build = |saved: Saved| component_engine(plugin, &options, output, saved);
             replay_resumable(input, run, build, on_start, out, errors)?
         }
     };
@@ -167,11 +167,12 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
     let input = BufReader::new(input);
     let summary = match engine {
         EngineArg::Native => {
-            let engine = native_engine(&options, None)?;
+            let engine = native_engine(&options, output, None)?;
             replay(input, engine, mode, output, &mut stdout, &mut io::stderr()).map(|(s, _)| s)
         }
         EngineArg::Component => {
-            let engine = component_engine(Plugin::load(plugin.as_deref())?, &options, None)?;
+            let engine =
+                component_engine(Plugin::load(plugin.as_deref())?, &options, output, None)?;
             replay(input, engine, mode, output, &mut stdout, &mut io::stderr()).map(|(s, _)| s)
         }
     }

@@ -1,70 +1,53 @@
 //! The kubectl-style table of stored events, and the replay summary line.
+//! The rows come from the replay store's kept rows, sorted by when each
+//! event was last seen; each line is formatted as it is written (a first
+//! pass only measures the columns), so the table costs the sort's
+//! references beyond the rows themselves.
 
 use std::io::{self, Write};
 
-use hush_core::decision::stored_count;
-use hush_core::write::memory::MemoryStore;
-use hush_core::{Event, Mode, Timestamp};
+use hush_core::{Mode, Timestamp};
 
-use super::Summary;
+use super::store::Row;
+use super::{ReplayStore, Summary};
 use hush_server::api::age::human_duration;
 
-const MESSAGE_WIDTH: usize = 80;
+const HEADER: [&str; 6] = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"];
 
-/// When an event was last seen: the series' last observation, else the
-/// last timestamp, else the event time.
-fn last_seen(event: &Event) -> Option<Timestamp> {
-    event
-        .series
-        .map(|s| s.last_observed_time)
-        .or(event.last_timestamp)
-        .or(event.event_time)
+/// One row's cells.
+fn cells(store: &ReplayStore, row: &Row, count: i32, end: Timestamp) -> [String; 6] {
+    [
+        row.last_seen().map_or_else(
+            || "<unknown>".into(),
+            |t| human_duration(end.nanos_since(t)),
+        ),
+        store.symbol(row.type_).to_string(),
+        store.symbol(row.reason).to_string(),
+        format!("{}/{}", store.symbol(row.kind).to_lowercase(), row.object),
+        count.max(1).to_string(),
+        row.message.to_string(),
+    ]
 }
 
 /// Writes the table, newest last, then the summary.
 pub fn write(
     out: &mut dyn Write,
     mode: Mode,
-    store: &MemoryStore,
+    store: &ReplayStore,
     summary: &Summary,
 ) -> io::Result<()> {
-    // The store lists by namespace and name; a stable sort keeps that
-    // order among events last seen at the same instant.
-    let mut events: Vec<&Event> = store.events().collect();
-    events.sort_by_key(|e| last_seen(e));
-    let end = events
-        .iter()
-        .filter_map(|e| last_seen(e))
-        .max()
-        .unwrap_or_default();
-    let rows: Vec<[String; 6]> = events
-        .iter()
-        .map(|e| {
-            let mut message = e.message.replace('\n', " ");
-            if message.chars().count() > MESSAGE_WIDTH {
-                message = message.chars().take(MESSAGE_WIDTH - 1).collect::<String>() + "…";
-            }
-            [
-                last_seen(e).map_or_else(
-                    || "<unknown>".into(),
-                    |t| human_duration(end.nanos_since(t)),
-                ),
-                e.type_.clone(),
-                e.reason.clone(),
-                format!(
-                    "{}/{}",
-                    e.involved_object.kind.to_lowercase(),
-                    e.involved_object.name
-                ),
-                stored_count(e).max(1).to_string(),
-                message,
-            ]
-        })
+    // By namespace and name, then (stably) by when last seen: the order
+    // kubectl shows the API server's list in, sorted by time.
+    let mut rows: Vec<(Option<Timestamp>, &str, &str, i32, &Row)> = store
+        .rows()
+        .filter_map(|(ns, name, count, row)| row.map(|row| (row.last_seen(), ns, name, count, row)))
         .collect();
-    let header = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "COUNT", "MESSAGE"];
-    let mut widths = header.map(str::len);
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
+    let unshown = store.len() - rows.len();
+    rows.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let end = rows.iter().filter_map(|r| r.0).max().unwrap_or_default();
+    let mut widths = HEADER.map(str::len);
+    for &(_, _, _, count, row) in &rows {
+        for (w, cell) in widths.iter_mut().zip(cells(store, row, count, end)) {
             *w = (*w).max(cell.chars().count());
         }
     }
@@ -79,10 +62,22 @@ pub fn write(
         }
         s.trim_end().to_string()
     };
-    writeln!(out, "{}", line(&header))?;
-    for row in &rows {
-        writeln!(out, "{}", line(&row.each_ref().map(String::as_str)))?;
+    writeln!(out, "{}", line(&HEADER))?;
+    for &(_, _, _, count, row) in &rows {
+        let cells = cells(store, row, count, end);
+        writeln!(out, "{}", line(&cells.each_ref().map(String::as_str)))?;
     }
+    if unshown > 0 {
+        writeln!(
+            out,
+            "({unshown} events stored by an earlier run that printed decisions have no row to show)"
+        )?;
+    }
+    write_summary(out, mode, summary)
+}
+
+/// The summary: events in, writes out, drops by cause, bad records, traps.
+fn write_summary(out: &mut dyn Write, mode: Mode, summary: &Summary) -> io::Result<()> {
     let s = &summary.stats;
     let mut drops = vec![];
     for (n, what) in [

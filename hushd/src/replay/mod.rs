@@ -1,13 +1,15 @@
 //! `hushd replay`: a recorded stream through the correlator into an
-//! in-memory API server, printed as decisions or as the resulting table
-//! ([`listing`]); with `--state`, a replay that survives restarts
-//! ([`state`]).
+//! in-memory API server that keeps what the decisions need ([`store`]),
+//! printed as decisions or as the resulting table ([`listing`]); with
+//! `--state`, a replay that survives restarts ([`state`]).
 
 pub mod cli;
 pub mod listing;
 pub mod state;
+pub mod store;
 mod summary;
 
+pub use store::ReplayStore;
 pub use summary::Summary;
 
 use std::io::{self, BufRead, Write};
@@ -30,7 +32,7 @@ pub enum Output {
 /// Replays everything `input` holds into `engine`, writing `output` to
 /// `out` and one line per bad record to `errors`; stops reading at the
 /// first failure to write or read.
-pub fn replay<E: StoreEngine>(
+pub fn replay<E: StoreEngine<ReplayStore>>(
     input: impl BufRead,
     engine: E,
     mode: Mode,
@@ -56,7 +58,7 @@ pub struct Driver<E> {
     output: Output,
 }
 
-impl<E: StoreEngine> Driver<E> {
+impl<E: StoreEngine<ReplayStore>> Driver<E> {
     /// A driver printing `output`.
     pub fn new(replay: Replay<E>, output: Output) -> Self {
         Driver {

@@ -16,11 +16,12 @@
 //! new one, never a torn file. After a kill, the records since the last
 //! checkpoint are replayed again, and their decisions printed again.
 //!
-//! # File format (version 1)
+//! # File format (version 2)
 //!
 //! The magic `HUSHD\0`, a little-endian `u16` version, then a postcard
 //! payload: consumed records, events read, bad records, the replay clock,
-//! the recorder snapshot (its own versioned bytes), the store.
+//! the recorder snapshot (its own versioned bytes), the store (what the
+//! [replay store](super::store) keeps; version 1 held whole events).
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, Read, Write};
@@ -30,11 +31,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 
 use hush_core::format::replay::{Native, Replay, ReplayClock};
-use hush_core::write::memory::MemoryStore;
 use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
-use super::{Driver, Output, Summary};
+use super::{Driver, Output, ReplayStore, Summary};
 use crate::input::{TimedRecord, records};
 use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 use hush_engine::memory::StoreEngine;
@@ -46,7 +46,7 @@ pub const STATE_TMP: &str = "state.bin.tmp";
 /// The first bytes of a state file.
 pub const MAGIC: [u8; 6] = *b"HUSHD\0";
 /// The state file format this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// A replay's saved state.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -62,7 +62,7 @@ pub struct State {
     /// The recorder's snapshot.
     pub recorder: Vec<u8>,
     /// The in-memory API server.
-    pub store: MemoryStore,
+    pub store: ReplayStore,
 }
 
 /// [`State`] as written: the same fields, the store borrowed.
@@ -73,23 +73,23 @@ struct StateRef<'a> {
     bad_input: u64,
     clock: ReplayClock,
     recorder: Vec<u8>,
-    store: &'a MemoryStore,
+    store: &'a ReplayStore,
 }
 
 /// An engine whose whole state can be saved: the recorder's snapshot
 /// (native, or taken inside the component) beside its in-memory store.
-pub trait Resumable: StoreEngine {
+pub trait Resumable: StoreEngine<ReplayStore> {
     /// The recorder's snapshot.
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String>;
 }
 
-impl Resumable for Native<MemoryStore> {
+impl Resumable for Native<ReplayStore> {
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
         Ok(self.recorder.snapshot())
     }
 }
 
-impl Resumable for ComponentEngine {
+impl Resumable for ComponentEngine<ReplayStore> {
     fn recorder_snapshot(&mut self) -> Result<Vec<u8>, String> {
         self.snapshot()
     }
@@ -97,32 +97,54 @@ impl Resumable for ComponentEngine {
 
 /// What a resumable replay starts from: a recorder snapshot and the store
 /// it wrote into, or nothing (a fresh start).
-pub type Saved = Option<(Vec<u8>, MemoryStore)>;
+pub type Saved = Option<(Vec<u8>, ReplayStore)>;
 
-/// The native engine for a replay into memory, fresh or from saved state.
-pub fn native_engine(options: &Options, saved: Saved) -> Result<Native<MemoryStore>, String> {
-    Ok(match saved {
-        None => Native {
-            recorder: Recorder::new(options.clone()).map_err(|e| e.to_string())?,
-            sink: MemoryStore::new(),
-        },
-        Some((snapshot, store)) => Native {
-            recorder: Recorder::restore(options.clone(), &snapshot).map_err(|e| e.to_string())?,
-            sink: store,
-        },
+/// The store a replay writes into: the saved one, or a new one; either
+/// keeps the table's rows when `output` is the table.
+fn store_for(saved: Option<ReplayStore>, output: Output) -> ReplayStore {
+    let table = output == Output::Table;
+    match saved {
+        Some(mut store) => {
+            if table {
+                store.keep_rows();
+            }
+            store
+        }
+        None => ReplayStore::new(table),
+    }
+}
+
+/// The native engine for a replay into memory printing `output`, fresh or
+/// from saved state.
+pub fn native_engine(
+    options: &Options,
+    output: Output,
+    saved: Saved,
+) -> Result<Native<ReplayStore>, String> {
+    let (snapshot, store) = saved.unzip();
+    let recorder = match snapshot {
+        None => Recorder::new(options.clone()).map_err(|e| e.to_string())?,
+        Some(snapshot) => {
+            Recorder::restore(options.clone(), &snapshot).map_err(|e| e.to_string())?
+        }
+    };
+    Ok(Native {
+        recorder,
+        sink: store_for(store, output),
     })
 }
 
-/// The component engine for a replay into memory (virtual clock, default
-/// guards), fresh or from saved state.
+/// The component engine for a replay into memory printing `output`
+/// (virtual clock, default guards), fresh or from saved state.
 pub fn component_engine(
     plugin: Arc<Plugin>,
     options: &Options,
+    output: Output,
     saved: Saved,
-) -> Result<ComponentEngine, String> {
+) -> Result<ComponentEngine<ReplayStore>, String> {
     let (snapshot, store) = saved.unzip();
     let clock = HostClock::Virtual(hush_core::Timestamp::EPOCH);
-    let store = store.unwrap_or_default();
+    let store = store_for(store, output);
     ComponentEngine::new(plugin, options, clock, store, Guards::default(), snapshot)
 }
 
@@ -366,8 +388,8 @@ mod tests {
     );
 
     /// The native engine with default options, fresh or restored.
-    fn native(saved: Saved) -> Result<Native<MemoryStore>, String> {
-        native_engine(&Options::default(), saved)
+    fn native(saved: Saved) -> Result<Native<ReplayStore>, String> {
+        native_engine(&Options::default(), Output::Decisions, saved)
     }
 
     /// A resumable replay of `input` with its state in `dir`; `on_start`
@@ -449,8 +471,8 @@ mod tests {
         );
         assert!(State::decode(&good[..good.len() - 1]).is_err());
         let mut newer = good.clone();
-        newer[6] = 2;
-        assert!(State::decode(&newer).unwrap_err().contains("version 2"));
+        newer[6] = 3;
+        assert!(State::decode(&newer).unwrap_err().contains("version 3"));
         fs::write(dir.join(STATE_FILE), b"HUSHD\0").unwrap();
         let refused = run_with(&dir, EVENTS, 1, |_| Ok(()));
         assert!(refused.unwrap_err().contains("truncated"));

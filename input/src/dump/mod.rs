@@ -4,8 +4,8 @@
 //! event in time order with the place it was read from.
 //!
 //! Reading has two phases. The first walks the input (folders and
-//! archives one file at a time, each file as a stream: [`archive`],
-//! [`text`], [`yaml`]) and pushes every record into a [`Collector`],
+//! archives one file at a time, each file as a stream: `archive`,
+//! `text`, `yaml`) and pushes every record into a collector,
 //! which counts it for the [`Summary`] and hands it to the time ordering
 //! ([`sort`]). The second gives the records back by time. A single JSON
 //! Lines stream is the exception: it is a recording, already in the order
@@ -190,8 +190,8 @@ pub fn read_stream<'a>(
     }
 }
 
-/// Reads every file of `folder` that holds events (see the module docs of
-/// [`select`] for which), recursively, archives in it included, and passes
+/// Reads every file of `folder` that holds events (the module `select`
+/// says which), recursively, archives in it included, and passes
 /// over the others, counted.
 pub fn read_folder<'a>(folder: &mut dyn Folder, options: Options<'a>) -> io::Result<Dump<'a>> {
     let mut collector = Collector::new(options, folder.size());

@@ -12,7 +12,7 @@ use super::query::Query;
 use super::reads::read_page;
 use super::status::{self, ApiError};
 use super::table::ListMeta;
-use super::{App, DECISION_HEADER, GroupState, body, json};
+use super::{App, DECISION_HEADER, GroupState, body, decision_header, json};
 use crate::object::EventObject;
 use crate::store::{Key, Scope};
 use crate::writer::Command;
@@ -78,6 +78,7 @@ pub async fn delete(
             reply,
         })
         .await?;
+    let header = decision_header(&reply.decision);
     let deleted = reply.result.map_err(|e| write_error(e, group, &name))?;
     let deleted = EventObject::clone(
         deleted
@@ -93,10 +94,9 @@ pub async fn delete(
     };
     let body = status::status_json(StatusCode::OK, "", "", Some(&details));
     let mut response = json(StatusCode::OK, "application/json", body);
-    response.headers_mut().insert(
-        HeaderName::from_static(DECISION_HEADER),
-        HeaderValue::from_static("delete; rule=as-sent"),
-    );
+    response
+        .headers_mut()
+        .insert(HeaderName::from_static(DECISION_HEADER), header);
     Ok(response)
 }
 

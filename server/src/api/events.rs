@@ -1,12 +1,14 @@
 //! The single-object event endpoints: create (correlated or as sent),
 //! get, and the one path of replace (PUT) and patch (PATCH), in either
-//! group. Deletes are in [`super::delete`].
+//! group. Deletes are in [`super::delete`]; a PUT or PATCH of a name whose
+//! create was merged (an alias) is in `super::alias`.
 
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderName, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 
+use super::alias;
 use super::patch::{self, PatchKind};
 use super::query::{FieldValidation, Query};
 use super::reads::current;
@@ -17,12 +19,13 @@ use super::{
     warning,
 };
 use crate::clock::now;
+use crate::correlate::keys::digest;
 use crate::object::decode::{DecodeError, Decoded, decode, decode_value};
 use crate::object::encode::View;
 use crate::object::validate::{self, Cause};
 use crate::object::{EventObject, Group};
 use crate::store::Key;
-use crate::writer::{Answer, Command, Decision, Outcome, WriteError, Written};
+use crate::writer::{Answer, Command, Decision, WriteError, Written};
 
 /// The Status for a writer's refusal of `name`.
 pub fn write_error(e: WriteError, group: Group, name: &str) -> ApiError {
@@ -30,10 +33,6 @@ pub fn write_error(e: WriteError, group: Group, name: &str) -> ApiError {
         WriteError::AlreadyExists => ApiError::already_exists(group, name),
         WriteError::NotFound => ApiError::not_found(group, name),
         WriteError::Conflict(detail) => ApiError::conflict(group, name, &detail),
-        WriteError::SpamFiltered {
-            retry_after,
-            message,
-        } => ApiError::too_many_requests(message, retry_after),
         WriteError::Refused(message) => {
             let cause = Cause {
                 kind: validate::CauseKind::Invalid,
@@ -52,13 +51,13 @@ pub fn write_error(e: WriteError, group: Group, name: &str) -> ApiError {
 async fn read_request(
     s: &GroupState,
     req: Request,
-) -> Result<(Query, Decoded, Vec<String>), ApiError> {
+) -> Result<(Query, Decoded, Vec<String>, Bytes), ApiError> {
     let (parts, body) = req.into_parts();
     let query = Query::parse(parts.uri.query())?;
     body::require_json(&parts.headers, &s.app)?;
     let bytes = body::read(&parts.headers, body, &s.app).await?;
     let (decoded, warnings) = read_event(s, &bytes, &query)?;
-    Ok((query, decoded, warnings))
+    Ok((query, decoded, warnings, bytes))
 }
 
 /// Reads a body as an Event of the group and applies `fieldValidation`;
@@ -114,7 +113,7 @@ fn place(object: &mut EventObject, namespace: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn invalid(s: &GroupState, object: &EventObject, causes: &[Cause]) -> ApiError {
+pub(super) fn invalid(s: &GroupState, object: &EventObject, causes: &[Cause]) -> ApiError {
     s.metrics.bad("invalid");
     let name = if object.name().is_empty() {
         &object.meta.generate_name
@@ -126,14 +125,10 @@ fn invalid(s: &GroupState, object: &EventObject, causes: &[Cause]) -> ApiError {
 
 /// A write's answer: the object with its status, or the Status; both
 /// carry the decision and the warnings.
-fn answer(answer: Answer, group: Group, name: &str, warnings: &[String]) -> Response {
+pub(super) fn answer(answer: Answer, group: Group, name: &str, warnings: &[String]) -> Response {
     let mut response = match answer.result {
         Ok(Written { object, outcome }) => {
-            let status = match outcome {
-                Outcome::Created => StatusCode::CREATED,
-                Outcome::Updated => StatusCode::OK,
-                Outcome::Absorbed => StatusCode::ACCEPTED,
-            };
+            let status = StatusCode::from_u16(outcome.status()).unwrap_or(StatusCode::OK);
             object_response(status, group, &object)
         }
         Err(e) => write_error(e, group, name).into_response(),
@@ -161,7 +156,7 @@ pub async fn create(
     Path(namespace): Path<String>,
     req: Request,
 ) -> Result<Response, ApiError> {
-    let (query, decoded, warnings) = read_request(&s, req).await?;
+    let (query, decoded, warnings, bytes) = read_request(&s, req).await?;
     let mut object = decoded.object;
     place(&mut object, &namespace)?;
     if !object.event.metadata.resource_version.is_empty() {
@@ -181,11 +176,7 @@ pub async fn create(
         let mut response = object_response(StatusCode::CREATED, s.group, &object);
         decorate(
             &mut response,
-            &Decision {
-                action: "create",
-                rule: "dry-run",
-                count: None,
-            },
+            &Decision::new("create", "dry-run", None),
             &warnings,
         );
         return Ok(response);
@@ -195,10 +186,13 @@ pub async fn create(
     let raw = object.event.count <= 1 && object.event.series.is_none();
     let correlate = s.correlate.mode_for(s.group).filter(|_| raw);
     let name = object.name().to_string();
+    // A named create's retry (same name, same body) gets its first answer.
+    let digest = (!name.is_empty()).then(|| digest(&bytes));
     let reply = s
         .write(|reply| Command::Create {
             object,
             correlate,
+            digest,
             reply,
         })
         .await?;
@@ -240,7 +234,7 @@ pub(super) fn precondition(rv: &str) -> Result<Option<u64>, ApiError> {
 }
 
 /// How a PUT or PATCH makes the object it stores.
-enum Edit {
+pub(super) enum Edit {
     /// PUT: the body is the new object, which names the version it
     /// replaces (or none).
     Replace {
@@ -266,7 +260,7 @@ impl Edit {
 
     /// The new object for the stored `old` one, its warnings, and the
     /// stored version the write requires.
-    fn apply(
+    pub(super) fn apply(
         &mut self,
         s: &GroupState,
         query: &Query,
@@ -286,7 +280,7 @@ impl Edit {
                     Some(old) => {
                         let mut value =
                             serde_json::to_value(View(s.group, old)).expect("an Event serializes");
-                        patch::apply(*kind, &mut value, bytes)
+                        patch::apply(*kind, &mut value, bytes, s.limits.max_body)
                             .inspect_err(|_| s.metrics.bad("bad-patch"))?;
                         let decoded = decode_value(value, s.group).map_err(|e| {
                             s.metrics.bad("bad-patch");
@@ -327,6 +321,11 @@ async fn modify(
 ) -> Result<Response, ApiError> {
     for _ in 0..edit.attempts() {
         let old = current(&s.app, key.clone()).await?;
+        if old.is_none()
+            && let Some(view) = alias::view(s, &key).await?
+        {
+            return alias::write(s, key, query, edit, &view).await;
+        }
         let (decoded, warnings, expected) = edit.apply(s, &query, &key.name, old.as_ref())?;
         let object = checked(s, &key, decoded, old.as_ref())?;
         if query.dry_run {
@@ -395,7 +394,7 @@ pub async fn replace(
     Path((namespace, name)): Path<(String, String)>,
     req: Request,
 ) -> Result<Response, ApiError> {
-    let (query, decoded, warnings) = read_request(&s, req).await?;
+    let (query, decoded, warnings, _) = read_request(&s, req).await?;
     let edit = Edit::Replace {
         decoded: Some(Box::new(decoded)),
         warnings,

@@ -102,7 +102,7 @@ async fn list_or_watch(
     req: Request,
 ) -> Result<Response, ApiError> {
     let format = negotiate(req.headers())?;
-    let query = Query::parse(req.uri().query())?;
+    let query = Query::parse_list(req.uri().query())?;
     let selectors = selectors(&query, group, &app)?;
     let hangup = req.extensions().get::<Hangup>().cloned();
     if query.watch {

@@ -9,6 +9,7 @@
 //! and where it differs from the API server.
 
 pub mod age;
+mod alias;
 pub mod body;
 pub mod delete;
 pub mod discovery;
@@ -136,11 +137,15 @@ pub fn json(status: StatusCode, content_type: &'static str, body: impl Into<Body
     response
 }
 
-/// The `Hush-Decision` header's value: `patch; rule=repeat; count=7`.
+/// The `Hush-Decision` header's value: `patch; rule=repeat; count=7`,
+/// ending `; retried` when it repeats the answer to an earlier create.
 pub fn decision_header(decision: &Decision) -> HeaderValue {
     let mut text = format!("{}; rule={}", decision.action, decision.rule);
     if let Some(count) = decision.count {
         text.push_str(&format!("; count={count}"));
+    }
+    if decision.retried {
+        text.push_str("; retried");
     }
     HeaderValue::from_str(&text).expect("decision names are ASCII")
 }

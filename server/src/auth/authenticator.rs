@@ -3,7 +3,9 @@
 //! a bad certificate falls through to the token. When none does, any
 //! error (an unknown token, a certificate that does not verify) is a
 //! 401, even with anonymous access on; only a request with no credentials
-//! at all becomes `system:anonymous`, and only when that is allowed.
+//! at all becomes `system:anonymous`, and only when that is allowed (the
+//! auth layer also lets it be anonymous on the public paths, as
+//! kube-apiserver's anonymous `conditions` do).
 
 use axum::http::{HeaderMap, header};
 use rustls_pki_types::UnixTime;
@@ -24,12 +26,29 @@ pub enum Authenticated {
     Anonymous,
 }
 
+/// Why a request is not authenticated.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// It carried no credentials, and anonymous requests are not allowed.
+    NoCredentials,
+    /// Its credentials are not valid (what went wrong, for the log).
+    Invalid(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NoCredentials => f.write_str("no credentials"),
+            Failure::Invalid(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The chain's answer.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Outcome {
-    /// The user, or `Err` with what went wrong (for the log; the client
-    /// gets a plain 401).
-    pub result: Result<Authenticated, String>,
+    /// The user, or why not (for the log; the client gets a plain 401).
+    pub result: Result<Authenticated, Failure>,
     /// A warning for the client (`Warning: 299` header).
     pub warning: Option<&'static str>,
 }
@@ -105,11 +124,11 @@ impl Authenticator {
             }
         }
         let result = if !errors.is_empty() {
-            Err(errors.join("; "))
+            Err(Failure::Invalid(errors.join("; ")))
         } else if self.anonymous {
             Ok(Authenticated::Anonymous)
         } else {
-            Err("no credentials".to_string())
+            Err(Failure::NoCredentials)
         };
         Outcome { result, warning }
     }

@@ -61,6 +61,16 @@ impl Authorizer {
         self
     }
 
+    /// Whether anyone may make `request`: a `get` of a public path.
+    pub fn is_public(&self, request: &RequestInfo) -> bool {
+        !request.is_resource_request
+            && request.verb == "get"
+            && self
+                .public_paths
+                .iter()
+                .any(|p| path_matches(p, &request.path))
+    }
+
     /// Whether every request is allowed (no policy).
     pub fn allows_everything(&self) -> bool {
         matches!(self.mode, Mode::AlwaysAllow)
@@ -72,15 +82,10 @@ impl Authorizer {
         if user.in_group(MASTERS) {
             return Ok(());
         }
-        let get_path = !request.is_resource_request && request.verb == "get";
-        if get_path
-            && self
-                .public_paths
-                .iter()
-                .any(|p| path_matches(p, &request.path))
-        {
+        if self.is_public(request) {
             return Ok(());
         }
+        let get_path = !request.is_resource_request && request.verb == "get";
         if get_path
             && user.in_group(AUTHENTICATED)
             && DISCOVERY_PATHS

@@ -1,5 +1,6 @@
 //! The auth middleware: a tower [`Layer`] that authenticates each
-//! request, derives its [`RequestInfo`], authorizes it, and either
+//! request (a request without credentials for a public path is
+//! anonymous), derives its [`RequestInfo`], authorizes it, and either
 //! answers 401 or 403 itself (counted) or passes it on with the user and
 //! the request info in its extensions (the `Authorization` header of a
 //! token request removed). The response carries an [`AuthOutcome`] in
@@ -14,7 +15,7 @@ use axum::body::Body;
 use axum::http::{HeaderValue, Request, Response, header};
 use tower::{Layer, Service};
 
-use super::authenticator::{Authenticated, Authenticator};
+use super::authenticator::{Authenticated, Authenticator, Failure};
 use super::authorizer::Authorizer;
 use super::metrics::AuthMetrics;
 use super::request_info::RequestInfo;
@@ -107,6 +108,12 @@ impl Auth {
         let warning = outcome.warning;
         let authenticated = match outcome.result {
             Ok(authenticated) => authenticated,
+            // The public paths (health, /version, the dashboard's page) are
+            // anonymous for a request without credentials; bad
+            // credentials are a 401 there too.
+            Err(Failure::NoCredentials) if self.authorizer.is_public(&info) => {
+                Authenticated::Anonymous
+            }
             Err(why) => {
                 tracing::debug!(path = %info.path, "unauthorized: {why}");
                 self.metrics.denied(401, "", &info.verb);

@@ -55,6 +55,9 @@ pub struct SecurityConfig {
     pub audit: AuditConfig,
     /// `--write-kubeconfig`.
     pub write_kubeconfig: Option<PathBuf>,
+    /// `--allow-host`: names the server answers to besides its addresses
+    /// (the Host check, [`crate::http::host`]).
+    pub allow_hosts: Vec<String>,
 }
 
 /// Whether serving `listen` with `config` is allowed: `Ok` with warnings
@@ -101,8 +104,10 @@ pub struct Security {
     pub auth: AuthLayer,
     /// The audit log: install outermost.
     pub audit: Audit,
-    /// What to log at start (warnings and notes).
+    /// What to warn about at start.
     pub warnings: Vec<String>,
+    /// What to log at start (the TLS files used or generated).
+    pub notes: Vec<String>,
     /// The kubeconfig written, if asked.
     pub kubeconfig: Option<PathBuf>,
 }
@@ -116,9 +121,10 @@ impl Security {
         registry: &mut Registry,
     ) -> Result<Security, String> {
         let mut warnings = check_exposure(address, config)?;
+        let mut notes = Vec::new();
         let tls = if config.tls.enabled() {
             let tls = Tls::load(&config.tls, address)?;
-            warnings.extend(tls.notes.iter().cloned());
+            notes.extend(tls.notes.iter().cloned());
             tls.metrics.register(registry);
             Some(Arc::new(tls))
         } else {
@@ -191,6 +197,7 @@ impl Security {
             auth,
             audit,
             warnings,
+            notes,
             kubeconfig,
         })
     }

@@ -9,8 +9,18 @@
 //! trims its journal. A restart restores the snapshots and replays the
 //! journal after them against the recorded answers, so counts, spam
 //! buckets and open series continue exactly, even after `kill -9`.
+//!
+//! Beside them, the [`ledger`] keeps what lets clients that correlate
+//! themselves and clients that do not share one store (aliases of merged
+//! creates, remembered creates, events a client maintains, counts the
+//! correlator believes, pending spam-filtered occurrences), journaled and
+//! snapshotted the same way; [`keys`] says what "the same key" is and
+//! [`counts`] what a write's occurrences are (`docs/correlation.md`).
 
+pub mod counts;
 pub mod journal;
+pub mod keys;
+pub mod ledger;
 pub mod sink;
 
 use std::sync::Arc;
@@ -20,6 +30,7 @@ use hush_core::model::time::UniqueInstants;
 use hush_core::{Mode, Options, Timestamp};
 
 use self::journal::{Record, RecordRef};
+use self::ledger::Ledger;
 use self::sink::{Call, StoreSink};
 use crate::clock::now;
 use crate::object::{EventObject, Group};
@@ -101,7 +112,7 @@ pub struct Correlators {
 }
 
 /// The last sequence number `recovered` holds, in its journal or snapshots.
-fn last_seq(recovered: &Recovered) -> u64 {
+pub fn last_seq(recovered: &Recovered) -> u64 {
     recovered
         .journal
         .iter()
@@ -281,11 +292,21 @@ impl Correlators {
             .map(|s| &s.options)
     }
 
-    fn journal(&mut self, tx: &mut Tx, mode: Mode, at: Timestamp, record: &RecordRef<'_>) {
+    /// The next journal sequence number (the ledger's records share them).
+    pub fn next_seq(&mut self) -> u64 {
         self.seq += 1;
+        self.seq
+    }
+
+    /// The last journal sequence number handed out.
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    fn journal(&mut self, tx: &mut Tx, mode: Mode, at: Timestamp, record: &RecordRef<'_>) {
         self.since_snapshot += 1;
         let entry = JournalEntry {
-            seq: self.seq,
+            seq: self.next_seq(),
             engine: engine_id(mode),
             at: at.nanos(),
             event: Some(journal::encode(record)),
@@ -295,14 +316,22 @@ impl Correlators {
 
     /// Correlates `object`, a create, in the `mode` correlator at the
     /// current instant, writing what it decides into `tx`.
-    pub fn observe(&mut self, tx: &mut Tx, mode: Mode, object: &EventObject) -> Option<Observed> {
+    pub fn observe(
+        &mut self,
+        tx: &mut Tx,
+        ledger: &mut Ledger,
+        mode: Mode,
+        object: &EventObject,
+    ) -> Option<Observed> {
         let index = self.slot_index(mode)?;
         let at = self.instants.issue(now());
         tx.at(at);
-        let call = Call::new(Some(object.meta.clone()));
-        let (decision, call) = StoreSink::lend(&mut self.slots[index].engine, tx, call, |engine| {
-            engine.observe_at(&object.event, at)
-        });
+        let call = Call::new(Some(object.meta.clone()), std::mem::take(ledger));
+        let (decision, mut call) =
+            StoreSink::lend(&mut self.slots[index].engine, tx, call, |engine| {
+                engine.observe_at(&object.event, at)
+            });
+        *ledger = std::mem::take(&mut call.ledger);
         if let Some(trap) = self.trapped(tx, index) {
             return Some(Observed {
                 decision,
@@ -331,7 +360,7 @@ impl Correlators {
     }
 
     /// Runs every correlator's timers that are due, writing into `tx`.
-    pub fn tick(&mut self, tx: &mut Tx) {
+    pub fn tick(&mut self, tx: &mut Tx, ledger: &mut Ledger) {
         let now = now();
         for index in 0..self.slots.len() {
             if self.slots[index]
@@ -343,15 +372,16 @@ impl Correlators {
             }
             let at = self.instants.issue(now);
             tx.at(at);
-            let ((), call) = StoreSink::lend(
+            let ((), mut call) = StoreSink::lend(
                 &mut self.slots[index].engine,
                 tx,
-                Call::new(None),
+                Call::new(None, std::mem::take(ledger)),
                 |engine| {
                     engine.tick(at);
                     engine.take_retried();
                 },
             );
+            *ledger = std::mem::take(&mut call.ledger);
             if self.trapped(tx, index).is_none() {
                 let mode = self.slots[index].mode;
                 self.journal(

@@ -10,6 +10,14 @@
 //! The sink holds the transaction only during a call: [`StoreSink::lend`]
 //! moves it in with the call's state and takes both back when the call
 //! returns, so the writer owns its transaction and nothing is shared.
+//!
+//! A correlator's patch sets the count it believes the event holds. When
+//! others added occurrences since its last write (a client's own PATCH, a
+//! merged create's later PATCH, spam-filtered occurrences flushed in), the
+//! [`Ledger`] knows what it believed, and the write adds the difference
+//! instead of overwriting: a stored count never goes down and nothing is
+//! counted twice. The correlator is answered its own count, so its state
+//! stays what it would have been.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -18,6 +26,8 @@ use hush_core::decision::stored_count;
 use hush_core::{Event, Patch, Sink, SinkError, Stored};
 use hush_engine::component::ComponentEngine;
 
+use super::counts::{occurrences, set_occurrences};
+use super::ledger::Ledger;
 use crate::object::{EventObject, Meta};
 use crate::store::Key;
 use crate::store::tx::{Tx, TxError};
@@ -37,13 +47,17 @@ pub struct Call {
     pub written: Option<Arc<EventObject>>,
     /// Recovering: the recorded answers to give instead of writing.
     pub replay: Option<VecDeque<Answer>>,
+    /// The writer's emitter ledger, lent for the call.
+    pub ledger: Ledger,
 }
 
 impl Call {
-    /// A call for an event sent with `meta` (none for a timer).
-    pub fn new(meta: Option<Meta>) -> Call {
+    /// A call for an event sent with `meta` (none for a timer), with the
+    /// writer's `ledger`.
+    pub fn new(meta: Option<Meta>, ledger: Ledger) -> Call {
         Call {
             meta,
+            ledger,
             ..Call::default()
         }
     }
@@ -130,6 +144,8 @@ impl Sink for StoreSink {
                 meta,
             };
             let written = tx.create(object).map_err(sink_error)?;
+            // A name used before starts with nothing believed about it.
+            call.ledger.forget_object(&Key::of(&written));
             call.written = Some(written.clone());
             Ok(stored(&written))
         })
@@ -144,9 +160,25 @@ impl Sink for StoreSink {
                 .ok_or(SinkError::NotFound)?;
             let mut new = EventObject::clone(&old);
             patch.apply_to(&mut new.event);
+            // What the correlator sets against what it believed: only the
+            // difference is new.
+            let believed = match patch {
+                Patch::Legacy(p) => p.count,
+                Patch::Series(s) => s.count,
+            };
+            let stored_now = occurrences(&old.event);
+            let before = call.ledger.correlator_count(&key, stored_now);
+            let total = stored_now.saturating_add((believed - before).max(0));
+            set_occurrences(&mut new.event, total);
             let written = tx.update(new, &old);
+            call.ledger.correlator_wrote(&key, believed, total);
             call.written = Some(written.clone());
-            Ok(stored(&written))
+            // The correlator is answered the count it set, so its state is
+            // its own whatever others added.
+            Ok(Stored {
+                count: believed,
+                ..stored(&written)
+            })
         })
     }
 

@@ -23,10 +23,13 @@
 
 pub mod client;
 pub mod error;
+pub mod import;
 pub mod mirror;
 pub mod occurrences;
 pub mod reflector;
+pub mod serve;
 pub mod state;
+pub mod stream;
 
 pub use client::{ClientOptions, Connection, Environment, Target, connect};
 pub use error::FollowError;

@@ -9,6 +9,7 @@
 //! bytes; objects are encoded by [`crate::object`] and the
 //! correlator's journal and snapshots by [`crate::correlate`].
 
+pub mod mirror;
 pub mod sqlite;
 pub mod tx;
 
@@ -34,7 +35,9 @@ impl std::error::Error for StoreError {}
 pub type Result<T> = std::result::Result<T, StoreError>;
 
 /// An event's key: namespace, then name (the API server's key order).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct Key {
     /// Namespace.
     pub namespace: String,
@@ -109,6 +112,8 @@ pub struct Batch {
     pub snapshots: Vec<Snapshot>,
     /// The last resource version handed out, kept across restarts.
     pub resource_version: u64,
+    /// What a followed cluster or an import adds ([`mirror`]).
+    pub mirror: mirror::MirrorWrites,
 }
 
 impl Batch {
@@ -118,6 +123,7 @@ impl Batch {
             && self.deletes.is_empty()
             && self.journal.is_empty()
             && self.snapshots.is_empty()
+            && self.mirror.is_empty()
     }
 }
 
@@ -147,6 +153,10 @@ pub trait EventStore: Send {
     fn expired(&mut self, now: Timestamp, limit: usize) -> Result<Vec<EventObject>>;
     /// Bytes the store takes on disk.
     fn size_bytes(&mut self) -> Result<u64>;
+    /// The mirror tables, for a store that has them.
+    fn mirror(&mut self) -> Option<&mut dyn mirror::MirrorStore> {
+        None
+    }
 }
 
 /// Which events a list covers.

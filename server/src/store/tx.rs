@@ -168,7 +168,10 @@ impl Tx {
             let suffix: String = (0..5)
                 .map(|_| char::from(NAME_ALPHABET[self.rng.usize(..NAME_ALPHABET.len())]))
                 .collect();
-            let name = format!("{prefix}{suffix}");
+            let name = format!(
+                "{}{suffix}",
+                crate::object::validate::generated_name_prefix(prefix)
+            );
             if self.get(&Key::new(namespace, &name))?.is_none() {
                 return Ok(name);
             }
@@ -183,6 +186,23 @@ impl Tx {
         object.meta.creation_timestamp = old.meta.creation_timestamp;
         object.event.metadata.resource_version = self.next_rv().to_string();
         self.put(object, ChangeKind::Modified)
+    }
+
+    /// Stores `object` as a followed cluster or a dump had it: its uid and
+    /// creation time kept, a new resource version; an ADDED to watchers if
+    /// its name is new here, else a MODIFIED.
+    pub fn mirror(&mut self, mut object: EventObject) -> Result<Arc<EventObject>, TxError> {
+        let kind = match self.get(&Key::of(&object))? {
+            Some(_) => ChangeKind::Modified,
+            None => ChangeKind::Added,
+        };
+        object.event.metadata.resource_version = self.next_rv().to_string();
+        Ok(self.put(object, kind))
+    }
+
+    /// When what this transaction writes now expires (now plus the TTL).
+    pub fn expiry(&self) -> Timestamp {
+        self.now.plus_nanos(self.ttl_nanos)
     }
 
     /// Deletes `old`; the returned object is its last state with the

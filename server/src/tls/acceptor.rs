@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rustls_pki_types::CertificateDer;
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::server::TlsStream;
 
 use super::Tls;
@@ -48,12 +48,15 @@ impl Tls {
     /// Runs the server side of the handshake on `stream`, giving up after
     /// `timeout` (a client that never finishes does not hold a slot).
     /// Failures are counted.
-    pub async fn accept(
+    pub async fn accept<S>(
         &self,
-        stream: TcpStream,
+        stream: S,
         peer: SocketAddr,
         timeout: Duration,
-    ) -> std::io::Result<(TlsStream<TcpStream>, ConnectionInfo)> {
+    ) -> std::io::Result<(TlsStream<S>, ConnectionInfo)>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
         let acceptor = tokio_rustls::TlsAcceptor::from(self.server_config());
         let handshake = tokio::time::timeout(timeout, acceptor.accept(stream)).await;
         let stream = match handshake {

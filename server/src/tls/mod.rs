@@ -9,9 +9,8 @@
 //! * [`generate`]: the `--cert-dir` CA and serving certificate;
 //! * [`client_ca`]: the client CA bundle and the handshake's verifier;
 //! * [`reload`]: re-reading the files (file watch, SIGHUP, every minute);
-//! * [`acceptor`]: handshakes, and what a request learns of its connection;
-//! * [`serve`]: an accept loop serving a router over TLS or plain TCP,
-//!   HTTP/2 and HTTP/1.1;
+//! * [`acceptor`]: handshakes, and what a request learns of its connection
+//!   (the accept loop is [`crate::http::accept`]);
 //! * [`metrics`]: reloads, handshake failures, certificate expiry.
 
 pub mod acceptor;
@@ -21,7 +20,6 @@ pub mod generate;
 pub mod metrics;
 pub mod pem;
 pub mod reload;
-pub mod serve;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,13 +1,13 @@
-//! What the writer is asked to do, how it answers, and the writes it
-//! makes as sent: creates that are not correlated, updates (PUT, PATCH)
-//! and deletes.
+//! What the writer is asked to do and how it answers: the commands, the
+//! answers with their decision (the `Hush-Decision` header), and the
+//! refusals.
 
 use std::sync::Arc;
 
-use hush_core::Mode;
+use hush_core::{Mode, Timestamp};
 use tokio::sync::{mpsc, oneshot};
 
-use super::run_loop::Loop;
+use crate::correlate::ledger::{Digest, FirstAnswer};
 use crate::object::EventObject;
 use crate::store::Key;
 use crate::store::tx::TxError;
@@ -19,8 +19,30 @@ pub enum Outcome {
     Created,
     /// 200: an existing object changed.
     Updated,
-    /// 202: counted by a series, written by its next heartbeat or finish.
+    /// 202: accepted and counted: by a series (written by its next
+    /// heartbeat or finish), or past the spam filter (added to its event
+    /// by the next flush).
     Absorbed,
+}
+
+impl Outcome {
+    /// The HTTP status.
+    pub fn status(self) -> u16 {
+        match self {
+            Outcome::Created => 201,
+            Outcome::Updated => 200,
+            Outcome::Absorbed => 202,
+        }
+    }
+
+    /// The outcome answered with `status`.
+    pub fn of_status(status: u16) -> Outcome {
+        match status {
+            201 => Outcome::Created,
+            202 => Outcome::Absorbed,
+            _ => Outcome::Updated,
+        }
+    }
 }
 
 /// The object a write left, and how.
@@ -41,13 +63,6 @@ pub enum WriteError {
     NotFound,
     /// 409: a stale resource version or uid; the detail says which.
     Conflict(String),
-    /// 429: the spam filter dropped the occurrence.
-    SpamFiltered {
-        /// Seconds until the filter has a token again.
-        retry_after: u64,
-        /// Why, for the Status.
-        message: String,
-    },
     /// 422: the correlator found the event invalid.
     Refused(String),
     /// 503: the store failed; nothing of the write is kept.
@@ -63,16 +78,81 @@ pub struct Decision {
     pub action: &'static str,
     /// The rule (`as-sent` for writes not correlated).
     pub rule: &'static str,
-    /// The count after this occurrence, for correlated events.
+    /// The count after this occurrence, for correlated events and count rules.
     pub count: Option<i32>,
+    /// The answer repeats the one a create with the same name and body
+    /// got: nothing was counted again.
+    pub retried: bool,
+}
+
+/// Every action and rule name a decision can carry (a retried create's
+/// first answer is kept as text and found here again).
+const NAMES: &[&str] = &[
+    "create",
+    "patch",
+    "drop",
+    "absorb",
+    "refuse",
+    "trap",
+    "update",
+    "delete",
+    "first-seen",
+    "repeat",
+    "aggregated",
+    "spam-filtered",
+    "singleton",
+    "series-start",
+    "series-repeat",
+    "heartbeat",
+    "finish",
+    "evicted",
+    "refused",
+    "trapped",
+    "as-sent",
+    "maintained",
+    "count-kept",
+    "alias",
+    "dry-run",
+];
+
+fn known(name: &str) -> &'static str {
+    NAMES
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .unwrap_or("unknown")
 }
 
 impl Decision {
-    pub(super) const fn as_sent(action: &'static str) -> Decision {
+    /// A decision.
+    pub const fn new(action: &'static str, rule: &'static str, count: Option<i32>) -> Decision {
         Decision {
             action,
-            rule: "as-sent",
-            count: None,
+            rule,
+            count,
+            retried: false,
+        }
+    }
+
+    pub(super) const fn as_sent(action: &'static str) -> Decision {
+        Decision::new(action, "as-sent", None)
+    }
+
+    /// The decision as a create's first answer keeps it, with `outcome`.
+    pub fn first(&self, outcome: Outcome) -> FirstAnswer {
+        FirstAnswer {
+            status: outcome.status(),
+            action: self.action.into(),
+            rule: self.rule.into(),
+            count: self.count,
+        }
+    }
+
+    /// A first answer's decision, repeated for a retry.
+    pub fn retry_of(first: &FirstAnswer) -> Decision {
+        Decision {
+            retried: true,
+            ..Decision::new(known(&first.action), known(&first.rule), first.count)
         }
     }
 }
@@ -94,6 +174,9 @@ pub enum Command {
         object: EventObject,
         /// The correlator, for creates that are correlated.
         correlate: Option<Mode>,
+        /// The request body's digest (a named create: its retries are
+        /// answered as it was).
+        digest: Option<Digest>,
         /// Where the answer goes.
         reply: oneshot::Sender<Answer>,
     },
@@ -105,6 +188,27 @@ pub enum Command {
         expected: Option<u64>,
         /// Create it if missing (PUT and server-side apply do).
         create: bool,
+        /// Where the answer goes.
+        reply: oneshot::Sender<Answer>,
+    },
+    /// The alias `key` as its client sees it (the object holding its
+    /// occurrences, under its name, with its count), if it is one.
+    Alias {
+        /// The name.
+        key: Key,
+        /// Where the answer goes.
+        reply: oneshot::Sender<Answer<Option<Arc<EventObject>>>>,
+    },
+    /// A PATCH or PUT to the alias `key` whose client set its count to
+    /// `count`: the difference is added to the object holding its
+    /// occurrences.
+    AliasUpdate {
+        /// The name.
+        key: Key,
+        /// The client's count.
+        count: i32,
+        /// When the client saw its latest occurrence.
+        last: Option<Timestamp>,
         /// Where the answer goes.
         reply: oneshot::Sender<Answer>,
     },
@@ -121,6 +225,23 @@ pub enum Command {
         dry_run: bool,
         /// Where the answer goes: the objects' last states.
         reply: oneshot::Sender<Answer<Vec<Arc<EventObject>>>>,
+    },
+    /// Store a followed cluster's changes (or an imported dump's events)
+    /// with their occurrences and checkpoint ([`super::ingest`]).
+    Mirror {
+        /// The changes and the checkpoint they bring the follower to.
+        batch: crate::follow::Batch,
+        /// Where the answer goes: what the batch added.
+        reply: oneshot::Sender<Answer<crate::follow::mirror::Applied>>,
+    },
+    /// Set a named value of the mirror (an exporter's cursor).
+    SetValue {
+        /// The name.
+        key: String,
+        /// The value.
+        value: String,
+        /// Where the answer goes, once it is durable.
+        reply: oneshot::Sender<Answer<()>>,
     },
 }
 
@@ -164,109 +285,5 @@ pub(super) fn tx_error(e: TxError) -> WriteError {
         TxError::AlreadyExists => WriteError::AlreadyExists,
         TxError::NotFound => WriteError::NotFound,
         TxError::Store(e) => WriteError::Unavailable(e.0),
-    }
-}
-
-impl Loop {
-    /// Creates `object` as sent (not correlated).
-    pub(super) fn create(&mut self, object: EventObject) -> Answer {
-        let result = self
-            .tx
-            .create(object)
-            .map(|object| Written {
-                object,
-                outcome: Outcome::Created,
-            })
-            .map_err(tx_error);
-        Answer {
-            result,
-            decision: Decision::as_sent("create"),
-        }
-    }
-
-    /// Replaces the stored object with `object` if the stored version is
-    /// `expected` (any, when `None`); creates it if missing and `create`.
-    pub(super) fn update(
-        &mut self,
-        object: EventObject,
-        expected: Option<u64>,
-        create: bool,
-    ) -> Answer {
-        let tx = &mut self.tx;
-        let result = match tx.get(&Key::of(&object)) {
-            Err(e) => Err(WriteError::Unavailable(e.0)),
-            Ok(None) if create => {
-                let created = tx.create(object).map_err(tx_error);
-                return Answer {
-                    result: created.map(|object| Written { object, outcome: Outcome::Created }),
-                    decision: Decision::as_sent("create"),
-                };
-            }
-            Ok(None) => Err(WriteError::NotFound),
-            Ok(Some(old)) if expected.is_some_and(|rv| rv != old.resource_version()) => Err(WriteError::Conflict(
-                "the object has been modified; please apply your changes to the latest version and try again".into(),
-            )),
-            Ok(Some(old)) => Ok(Written { object: tx.update(object, &old), outcome: Outcome::Updated }),
-        };
-        Answer {
-            result,
-            decision: Decision::as_sent("update"),
-        }
-    }
-
-    /// Deletes `keys` (missing ones skipped, unless there is only one)
-    /// after checking the preconditions; a dry run deletes nothing.
-    pub(super) fn delete(
-        &mut self,
-        keys: &[Key],
-        uid: Option<String>,
-        expected: Option<u64>,
-        dry_run: bool,
-    ) -> Answer<Vec<Arc<EventObject>>> {
-        let tx = &mut self.tx;
-        let mut deleted = Vec::new();
-        for key in keys {
-            let old = match tx.get(key) {
-                Err(e) => {
-                    return Answer {
-                        result: Err(WriteError::Unavailable(e.0)),
-                        decision: Decision::as_sent("delete"),
-                    };
-                }
-                Ok(None) if keys.len() == 1 => {
-                    return Answer {
-                        result: Err(WriteError::NotFound),
-                        decision: Decision::as_sent("delete"),
-                    };
-                }
-                Ok(None) => continue,
-                Ok(Some(old)) => old,
-            };
-            if let Some(uid) = uid.as_deref().filter(|u| *u != old.meta.uid) {
-                let detail = format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
-                    old.meta.uid
-                );
-                return Answer {
-                    result: Err(WriteError::Conflict(detail)),
-                    decision: Decision::as_sent("delete"),
-                };
-            }
-            if let Some(rv) = expected.filter(|rv| *rv != old.resource_version()) {
-                let detail = format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
-                    old.resource_version()
-                );
-                return Answer {
-                    result: Err(WriteError::Conflict(detail)),
-                    decision: Decision::as_sent("delete"),
-                };
-            }
-            deleted.push(if dry_run { old } else { tx.delete(&old) });
-        }
-        Answer {
-            result: Ok(deleted),
-            decision: Decision::as_sent("delete"),
-        }
     }
 }

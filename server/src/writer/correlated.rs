@@ -1,22 +1,33 @@
 //! The answer to a create the correlator decided: the decision's header
-//! (action, rule, count) and the write, absorption or drop it came to.
+//! (action, rule, count) and the write, absorption or count it came to.
+//!
+//! An occurrence the spam filter drops is still counted, as in client-go;
+//! the server acknowledges it as counted (202, never a 429 that every
+//! client library retries) and makes it durable: the ledger holds it as
+//! pending in this transaction, and the next flush adds it to the event
+//! the correlator counts it under. When that event is not stored (a first
+//! sighting the filter dropped, or an event deleted since), it is stored
+//! now with this one occurrence.
 
-use hush_core::{Action, DropCause, Mode, WriteStatus};
+use hush_core::{Action, DropCause, WriteStatus};
 
 use super::run_loop::Loop;
 use super::{Answer, Decision, Outcome, WriteError, Written};
 use crate::correlate::Observed;
+use crate::correlate::counts::{last_seen, set_occurrences};
+use crate::object::EventObject;
 use crate::store::Key;
 
 impl Loop {
-    /// The answer to a correlated create.
-    pub(super) fn correlated(&mut self, mode: Mode, observed: Observed) -> Answer {
+    /// The answer to a correlated create of `sent`.
+    pub(super) fn correlated(&mut self, observed: Observed, sent: &EventObject) -> Answer {
         let d = &observed.decision;
-        let decision = Decision {
-            action: d.action.as_str(),
-            rule: d.why.as_ref().map_or("refused", |w| w.rule.as_str()),
-            count: d.why.as_ref().map(|w| w.count),
+        let rule = match (&d.why, d.action) {
+            (Some(why), _) => why.rule.as_str(),
+            (None, Action::Trap) => "trapped",
+            (None, _) => "refused",
         };
+        let decision = Decision::new(d.action.as_str(), rule, d.why.as_ref().map(|w| w.count));
         if let Some(trap) = observed.trapped {
             self.metrics.traps.inc();
             tracing::error!("{trap}");
@@ -53,8 +64,16 @@ impl Loop {
                     )),
                 }
             }
+            (Some(WriteStatus::Dropped(DropCause::SpamFiltered)), _) => {
+                let counted = d.why.as_ref().map_or(1, |w| w.count);
+                match d.event.as_deref() {
+                    Some(event) => self.spam_counted(event, counted, sent),
+                    None => Err(WriteError::Unavailable(
+                        "the spam filter's decision names no event".into(),
+                    )),
+                }
+            }
             (Some(WriteStatus::Dropped(cause)), _) => Err(match cause {
-                DropCause::SpamFiltered => self.spam_filtered(mode, &observed.decision),
                 DropCause::AlreadyExists => WriteError::AlreadyExists,
                 DropCause::Refused(m) => WriteError::Refused(m.clone()),
                 DropCause::Rejected { message, .. } => WriteError::Refused(message.clone()),
@@ -64,6 +83,7 @@ impl Loop {
                 }
                 DropCause::GaveUp { error, .. } => WriteError::Unavailable(error.clone()),
                 DropCause::Trapped(m) => WriteError::Trapped(m.clone()),
+                DropCause::SpamFiltered => unreachable!("answered above"),
             }),
             (Some(WriteStatus::Held { .. }), _) => Err(WriteError::Unavailable(
                 "the write is held for a retry".into(),
@@ -75,43 +95,41 @@ impl Loop {
         Answer { result, decision }
     }
 
-    /// The 429 for an occurrence the spam filter dropped: when the filter
-    /// has a token again, and what was counted.
-    fn spam_filtered(
-        &self,
-        mode: Mode,
-        decision: &hush_core::format::replay::Decision,
-    ) -> WriteError {
-        let qps = self
-            .correlators
-            .as_ref()
-            .and_then(|c| c.options(mode))
-            .map_or(1.0 / 300.0, |o| f64::from(o.populated().qps));
-        let why = decision.why.as_ref();
-        let tokens = why.and_then(|w| w.tokens).unwrap_or(0.0).clamp(0.0, 1.0);
-        let wait = if qps > 0.0 {
-            ((1.0 - tokens) / qps).ceil().max(1.0)
-        } else {
-            3600.0
-        };
-        let key = why
-            .and_then(|w| w.spam_key.as_ref())
-            .map(|k| {
-                k.iter()
-                    .filter(|f| !f.is_empty())
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("/")
-            })
-            .unwrap_or_default();
-        let count = why.map_or(0, |w| w.count);
-        WriteError::SpamFiltered {
-            retry_after: wait as u64,
-            message: format!(
-                "the spam filter for {key} has {tokens:.2} of a token left (one more every {:.0}s): \
-                 this occurrence was not written; it is counted ({count} so far) in the event's next write",
-                1.0 / qps
-            ),
+    /// A spam-filtered occurrence of `event` (the write the correlator
+    /// would have made, `counted` occurrences so far): pending for its
+    /// stored event, or stored now with this occurrence.
+    fn spam_counted(
+        &mut self,
+        event: &hush_core::Event,
+        counted: i32,
+        sent: &EventObject,
+    ) -> Result<Written, WriteError> {
+        let key = Key::new(&event.metadata.namespace, &event.metadata.name);
+        match self.tx.get(&key) {
+            Err(e) => Err(WriteError::Unavailable(e.0)),
+            Ok(Some(object)) => {
+                self.ledger.add_pending(&key, last_seen(event));
+                Ok(Written {
+                    object,
+                    outcome: Outcome::Absorbed,
+                })
+            }
+            Ok(None) => {
+                let mut object = EventObject {
+                    event: event.clone(),
+                    meta: sent.meta.clone(),
+                };
+                object.event.metadata.resource_version.clear();
+                set_occurrences(&mut object.event, 1);
+                let written = self.tx.create(object).map_err(super::commands::tx_error)?;
+                // The correlator believes its count is stored there.
+                self.ledger.forget_object(&key);
+                self.ledger.correlator_wrote(&key, counted, 1);
+                Ok(Written {
+                    object: written,
+                    outcome: Outcome::Absorbed,
+                })
+            }
         }
     }
 }

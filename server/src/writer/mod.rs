@@ -6,18 +6,29 @@
 //! is durable. The same thread sweeps expired events, runs the
 //! correlators' timers and snapshots them.
 //!
-//! * [`commands`]: what the writer is asked, its answers, and the writes
-//!   made as sent (create, update, delete);
+//! * [`commands`]: what the writer is asked and its answers;
+//! * [`create`]: creates (retries answered again, aliases taken, keys a
+//!   client maintains stored as sent, the rest correlated);
 //! * [`correlated`]: the answer to a create the correlator decided;
+//! * [`update`]: PUT and PATCH with the count rules, and writes to aliases;
+//! * [`delete`]: deletes, and what the ledger forgets with them;
+//! * [`flush`]: spam-filtered occurrences into their events;
 //! * [`sweep`]: deleting what outlived its time to live;
+//! * [`ingest`]: a followed cluster's changes and imported dumps, stored
+//!   with their occurrences and the follower's checkpoint;
 //! * the transaction it owns ([`crate::store::tx`]), lent to a
 //!   correlator's sink for a call;
 //! * the loop itself, which batches, commits, answers and publishes.
 
 pub mod commands;
 pub mod correlated;
+pub mod create;
+pub mod delete;
+pub mod flush;
+pub mod ingest;
 mod run_loop;
 pub mod sweep;
+pub mod update;
 
 use std::time::Duration;
 

@@ -1,7 +1,8 @@
-//! The writer's loop: one thread owns the transaction, the correlators
-//! and the store; it takes the commands that queued up, applies them and
-//! what is due (expiry, timers, snapshots), commits once, then answers
-//! and publishes.
+//! The writer's loop: one thread owns the transaction, the correlators,
+//! the emitter ledger and the store; it takes the commands that queued
+//! up, applies them and what is due (expiry, timers, flushes, snapshots),
+//! journals the ledger's changes, commits once, then answers and
+//! publishes.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -10,9 +11,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use super::commands::{Reply, reply};
+use super::flush::FLUSH_INTERVAL;
 use super::{Command, Decision, WriteError, Writer, WriterConfig};
 use crate::clock::now;
 use crate::correlate::Correlators;
+use crate::correlate::ledger::Ledger;
 use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::store::tx::Tx;
@@ -22,19 +25,27 @@ pub(super) struct Loop {
     pub(super) config: WriterConfig,
     pub(super) tx: Tx,
     pub(super) correlators: Option<Correlators>,
+    pub(super) ledger: Ledger,
+    /// The last journal sequence number, when no correlator hands them out.
+    seq: u64,
     hub: Arc<Hub>,
     pub(super) metrics: Arc<Metrics>,
     pub(super) next_sweep: Instant,
     next_snapshot: Instant,
     next_size: Instant,
+    next_flush: Instant,
 }
 
 /// Starts the writer thread; it runs until every [`Writer`] is dropped,
-/// then snapshots the correlators, commits and returns.
+/// then snapshots the correlators and the ledger, commits and returns.
+/// `seq` is the last journal sequence number the store holds.
+#[allow(clippy::too_many_arguments)]
 pub fn spawn(
     config: WriterConfig,
     tx: Tx,
     correlators: Option<Correlators>,
+    ledger: Ledger,
+    seq: u64,
     hub: Arc<Hub>,
     metrics: Arc<Metrics>,
     runtime: tokio::runtime::Handle,
@@ -45,9 +56,12 @@ pub fn spawn(
         next_sweep: now,
         next_snapshot: now + config.snapshot_interval,
         next_size: now,
+        next_flush: now + FLUSH_INTERVAL,
         config,
         tx,
         correlators,
+        ledger,
+        seq,
         hub,
         metrics,
     };
@@ -92,6 +106,9 @@ impl Loop {
     /// correlator's timer.
     fn next_wake(&mut self) -> Instant {
         let mut wake = self.next_sweep.min(self.next_snapshot).min(self.next_size);
+        if self.ledger.has_pending() {
+            wake = wake.min(self.next_flush);
+        }
         if let Some(due) = self.correlators.as_mut().and_then(|c| c.next_due()) {
             let wait = due.nanos_since(now()).max(0);
             wake = wake.min(Instant::now() + Duration::from_nanos(wait as u64));
@@ -117,8 +134,12 @@ impl Loop {
             // idle writer sleeps until the next one.
             self.next_snapshot = now_instant + self.config.snapshot_interval;
         }
+        if now_instant >= self.next_flush || closing {
+            self.flush_pending();
+            self.next_flush = now_instant + FLUSH_INTERVAL;
+        }
         if let Some(c) = &mut self.correlators {
-            c.tick(&mut self.tx);
+            c.tick(&mut self.tx, &mut self.ledger);
             let due = snapshot_due || c.since_snapshot >= self.config.snapshot_records;
             if (due || closing) && c.since_snapshot > 0 {
                 if let Err(e) = c.snapshot(&mut self.tx) {
@@ -130,8 +151,14 @@ impl Loop {
                 tracing::warn!("{warning}");
             }
         }
+        self.journal_ledger(snapshot_due || closing);
         let started = Instant::now();
         let committed = self.tx.commit();
+        // The gauge is up to date before anyone is answered.
+        let rows = self.tx.rows();
+        self.metrics
+            .store_rows
+            .set(i64::try_from(rows).unwrap_or(i64::MAX));
         match committed {
             Ok(changes) => {
                 if !changes.is_empty() || batch_size > 0 {
@@ -155,10 +182,6 @@ impl Loop {
                 self.reload_correlators();
             }
         }
-        let rows = self.tx.rows();
-        self.metrics
-            .store_rows
-            .set(i64::try_from(rows).unwrap_or(i64::MAX));
         if now_instant >= self.next_size {
             if let Ok(bytes) = self.tx.store().size_bytes() {
                 self.metrics
@@ -169,17 +192,58 @@ impl Loop {
         }
     }
 
-    /// After a failed commit the correlators hold state the store lost:
-    /// they restart from what is durable.
+    /// The next journal sequence number (shared by the correlators and
+    /// the ledger).
+    fn next_seq(&mut self) -> u64 {
+        match &mut self.correlators {
+            Some(c) => c.next_seq(),
+            None => {
+                self.seq += 1;
+                self.seq
+            }
+        }
+    }
+
+    /// The last journal sequence number handed out.
+    fn current_seq(&self) -> u64 {
+        self.correlators.as_ref().map_or(self.seq, Correlators::seq)
+    }
+
+    /// Journals the ledger's changes in this transaction, and snapshots it
+    /// when its journal has grown enough, or when `due`.
+    fn journal_ledger(&mut self, due: bool) {
+        if self.ledger.has_ops() {
+            let seq = self.next_seq();
+            let at = self.tx.now().nanos();
+            self.ledger.journal_into(&mut self.tx, seq, at);
+        }
+        let records = self.config.snapshot_records;
+        if self.ledger.since_snapshot > 0 && (due || self.ledger.snapshot_due(records)) {
+            let seq = self.current_seq();
+            self.ledger.snapshot_into(&mut self.tx, seq);
+        }
+    }
+
+    /// After a failed commit the correlators and the ledger hold state the
+    /// store lost: they restart from what is durable.
     fn reload_correlators(&mut self) {
+        let recovered = match self.tx.store().recover() {
+            Ok(recovered) => recovered,
+            Err(e) => {
+                tracing::error!("restoring the correlators and the ledger failed: {e}");
+                return;
+            }
+        };
+        let (ledger, warnings) = Ledger::recover(&recovered, self.ledger.limits());
+        self.ledger = ledger;
+        self.seq = crate::correlate::last_seq(&recovered);
+        for warning in warnings {
+            tracing::warn!("{warning}");
+        }
         let Some(c) = &mut self.correlators else {
             return;
         };
-        let recovered = self.tx.store().recover();
-        match recovered
-            .map_err(|e| e.to_string())
-            .and_then(|r| c.reopen(&mut self.tx, &r))
-        {
+        match c.reopen(&mut self.tx, &recovered) {
             Ok(()) => {
                 tracing::warn!("the correlators were restored from the store after a failed commit")
             }
@@ -195,15 +259,21 @@ impl Loop {
             Command::Create {
                 object,
                 correlate,
+                digest,
                 reply: to,
             } => {
-                let answer = match (correlate, &mut self.correlators) {
-                    (Some(mode), Some(c)) => match c.observe(&mut self.tx, mode, &object) {
-                        Some(observed) => self.correlated(mode, observed),
-                        None => self.create(object),
-                    },
-                    _ => self.create(object),
-                };
+                let answer = self.create_command(object, correlate, digest);
+                self.count(&answer.decision, &answer.result);
+                reply(to, answer)
+            }
+            Command::Alias { key, reply: to } => reply(to, self.alias_view(&key)),
+            Command::AliasUpdate {
+                key,
+                count,
+                last,
+                reply: to,
+            } => {
+                let answer = self.alias_update(&key, count, last);
                 self.count(&answer.decision, &answer.result);
                 reply(to, answer)
             }
@@ -224,15 +294,25 @@ impl Loop {
                 dry_run,
                 reply: to,
             } => reply(to, self.delete(&keys, uid, expected, dry_run)),
+            Command::Mirror { batch, reply: to } => reply(to, self.ingest(batch)),
+            Command::SetValue {
+                key,
+                value,
+                reply: to,
+            } => reply(to, self.set_value(key, value)),
         }
     }
 
     /// Counts a decision, and a write refused by its cause.
     fn count<T>(&self, decision: &Decision, result: &Result<T, WriteError>) {
-        self.metrics.decision(decision.action, decision.rule);
+        let rule = if decision.retried {
+            "retried"
+        } else {
+            decision.rule
+        };
+        self.metrics.decision(decision.action, rule);
         let cause = match result {
             Ok(_) => return,
-            Err(WriteError::SpamFiltered { .. }) => "spam-filtered",
             Err(WriteError::AlreadyExists) => "already-exists",
             Err(WriteError::Refused(_)) => "refused",
             Err(WriteError::Conflict(_)) => "conflict",

@@ -1,5 +1,6 @@
 //! The time to live: events not written for `--event-ttl` are deleted
-//! (each a DELETED to watchers), a bounded number per transaction.
+//! (each a DELETED to watchers), a bounded number per transaction, and
+//! the ledger forgets them, and the aliases and creates past their time.
 
 use std::time::Instant;
 
@@ -11,6 +12,7 @@ impl Loop {
     /// Deletes expired events (each is a DELETED to watchers).
     pub(super) fn sweep(&mut self) {
         let now = now();
+        self.ledger.expire(now.nanos());
         let tx = &mut self.tx;
         tx.at(now);
         match tx.store().expired(now, self.config.sweep_batch) {
@@ -22,6 +24,7 @@ impl Loop {
                         && current.resource_version() == old.resource_version()
                     {
                         tx.delete(&current);
+                        self.ledger.forget_object(&Key::of(&current));
                         self.metrics.ttl_deletions.inc();
                     }
                 }

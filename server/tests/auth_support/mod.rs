@@ -22,8 +22,8 @@ use axum::extract::Request;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use hush_server::auth::{RequestInfo, Security, SecurityConfig, UserInfo};
+use hush_server::http::{ConnectionLimits, ConnectionMetrics};
 use hush_server::tls::ConnectionInfo;
-use hush_server::tls::serve::ServeOptions;
 use prometheus_client::registry::Registry;
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
@@ -252,11 +252,12 @@ impl TestServer {
             .layer(security.audit_layer());
         let (shutdown, stopping) = tokio::sync::watch::channel(false);
         let tls = security.tls.clone();
-        runtime.spawn(hush_server::tls::serve::serve(
+        runtime.spawn(hush_server::http::serve(
             listener,
             tls,
             app,
-            ServeOptions::default(),
+            ConnectionLimits::default(),
+            ConnectionMetrics::default(),
             stopping,
         ));
         Ok(TestServer {

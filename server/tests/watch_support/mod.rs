@@ -168,7 +168,9 @@ fn config(db: PathBuf) -> hush_server::config::Config {
             max_connections: 4096,
             header_timeout: Duration::from_secs(10),
             drain_timeout: Duration::from_secs(5),
+            ..ConnectionLimits::default()
         },
+        security: hush_server::auth::SecurityConfig::default(),
         watch_history: 100_000,
         writer: WriterConfig {
             max_batch: 2048,
@@ -178,6 +180,10 @@ fn config(db: PathBuf) -> hush_server::config::Config {
             snapshot_records: 200_000,
         },
         demo: None,
+        follow: None,
+        import: None,
+        export: Vec::new(),
+        export_queue_max: 10_000_000,
     }
 }
 

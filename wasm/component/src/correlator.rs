@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 
 use hush_core::format::snapshot::SnapshotError;
-use hush_core::format::wire::{CompactOutcome, Reader};
+use hush_core::format::wire::{CompactOutcome, Reader, field};
 use hush_core::model::time::UniqueInstants;
 use hush_core::{Event, Options, Recorder};
 
@@ -27,12 +27,11 @@ pub struct Correlator {
 struct State {
     recorder: Recorder,
     instants: UniqueInstants,
-    /// `observe-encoded`'s fields as read: a field a batch does not repeat
-    /// keeps its value here. Reused, so a batch allocates nothing per event.
-    read: Event,
-    /// The event observed: `read`, completed by the recorder. Completion
-    /// (a generated name, defaults) must not leak into the next
-    /// observation's unrepeated fields.
+    /// The event `observe-encoded` reads each observation into, then the
+    /// recorder completes: a field a batch does not repeat keeps its value
+    /// here, except those completion writes, which the reader writes again
+    /// from the batch (a generated name must not leak into the next
+    /// observation). Reused, so a batch allocates nothing per event.
     event: Event,
 }
 
@@ -42,7 +41,6 @@ impl Correlator {
             state: RefCell::new(State {
                 recorder,
                 instants: UniqueInstants::default(),
-                read: Event::default(),
                 event: Event::default(),
             }),
         }
@@ -96,10 +94,9 @@ impl api::GuestCorrelator for Correlator {
         let mut out = Vec::with_capacity(batch.len() / 16);
         while !reader.is_done() {
             let at = reader
-                .observation_into(&mut state.read)
+                .observation_refreshing(&mut state.event, field::COMPLETED_BITS)
                 .map_err(|e| e.to_string())?;
             let now = state.instants.issue(at.unwrap_or_else(now));
-            state.event.copy_from(&state.read);
             state.recorder.prepare(&mut state.event, now);
             let outcome = state
                 .recorder

@@ -105,7 +105,7 @@ impl Encoder {
 
 /// The event's string fields in [`field`] order; a missing related
 /// object's are empty.
-fn strings(e: &Event) -> [&str; COUNT] {
+pub(super) fn strings(e: &Event) -> [&str; COUNT] {
     let o = &e.involved_object;
     let r = e.related.as_ref();
     let related = |f: fn(&crate::model::event::ObjectReference) -> &str| r.map_or("", f);

@@ -88,6 +88,17 @@ pub mod field {
     pub const RELATED_BITS: u32 = 0x7f << RELATED;
     /// Every field's bit.
     pub const ALL_BITS: u32 = (1 << COUNT) - 1;
+    /// The bits of the fields a recorder's completion
+    /// ([`Recorder::prepare`](crate::Recorder::prepare)) may fill in or
+    /// clear: what a receiver that completes the events it reads has
+    /// [refreshed](super::Reader::observation_refreshing).
+    pub const COMPLETED_BITS: u32 = 1 << NAME
+        | 1 << NAMESPACE
+        | 1 << ACTION
+        | 1 << COMPONENT
+        | 1 << HOST
+        | 1 << CONTROLLER
+        | 1 << INSTANCE;
 }
 
 mod outcome;

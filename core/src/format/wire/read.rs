@@ -6,16 +6,25 @@ use alloc::vec::Vec;
 use super::WireError;
 use super::encode::for_each_bit;
 use super::field::{self, ALL_BITS, COUNT, RELATED_BITS};
+use crate::key::cache::bytes_eq;
 use crate::model::event::{Event, EventSeries, ObjectReference};
 use crate::model::time::Timestamp;
 
 /// Reads the observations of a batch an [`Encoder`](super::Encoder) wrote, in order.
+///
+/// It remembers each string field's last value as a slice of the batch
+/// (checked as UTF-8 once, when its observation's text was read), so a
+/// caller that changed fields of the event it reads into can have them
+/// written again from the batch ([`Reader::observation_refreshing`])
+/// instead of keeping a copy of what was read.
 #[derive(Debug)]
 pub struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     /// Which fields of the target event were read in this batch.
     read: u32,
+    /// Each string field's last value sent in this batch.
+    last: [&'a str; COUNT],
 }
 
 impl<'a> Reader<'a> {
@@ -25,6 +34,7 @@ impl<'a> Reader<'a> {
             buf,
             pos: 0,
             read: 0,
+            last: [""; COUNT],
         }
     }
 
@@ -91,6 +101,20 @@ impl<'a> Reader<'a> {
     /// Reads the next observation into `event` (the same event for the whole
     /// batch: fields not sent are left as they are) and returns its instant.
     pub fn observation_into(&mut self, event: &mut Event) -> Result<Option<Timestamp>, WireError> {
+        self.observation_refreshing(event, 0)
+    }
+
+    /// [`observation_into`](Reader::observation_into), also writing the
+    /// string fields in `refresh` (bits in [`field`] order) that this
+    /// observation does not send from their last values in the batch:
+    /// for a caller that changed them in `event` since they were read
+    /// (each is copied only if it differs). A refreshed field never sent
+    /// in the batch is left as it is.
+    pub fn observation_refreshing(
+        &mut self,
+        event: &mut Event,
+        refresh: u32,
+    ) -> Result<Option<Timestamp>, WireError> {
         let at = self.instant()?;
         let changed = u32::from_le_bytes(self.array()?);
         if changed & !ALL_BITS != 0 {
@@ -155,14 +179,25 @@ impl<'a> Reader<'a> {
         }
         let mut rest = text;
         let mut cut = false;
+        let last = &mut self.last;
         for_each_bit(changed, |i| match split(rest, lens[i]) {
             Some((value, after)) => {
                 let s = field_mut(event, i);
                 s.clear();
                 s.push_str(value);
+                last[i] = value;
                 rest = after;
             }
             None => cut = true,
+        });
+        // Fields the caller changed since they were read, and that this
+        // observation does not send, go back to what was last sent.
+        for_each_bit(refresh & !changed & read & needed, |i| {
+            let s = field_mut(event, i);
+            if !bytes_eq(s.as_bytes(), last[i].as_bytes()) {
+                s.clear();
+                s.push_str(last[i]);
+            }
         });
         event.metadata.annotations.clear();
         for (k, v) in annotation_lens {

@@ -1,5 +1,6 @@
 //! Tests of the enclosing module.
 
+use super::encode::strings;
 use super::*;
 use crate::decision::Rule;
 use crate::model::event::{Event, EventSeries, EventSource, ObjectReference};
@@ -163,6 +164,62 @@ fn truncated_and_corrupt_buffers_are_errors() {
         error_of(second),
         error(second.len() - 2, "a repeated string before it was sent")
     );
+}
+
+#[test]
+fn refreshed_fields_go_back_to_what_was_last_sent() {
+    let mut first = sample();
+    first.metadata.name = "named".into();
+    let mut second = first.clone();
+    second.count = 9;
+    let buf = batch(&[(first.clone(), None), (second.clone(), None)]);
+    let (name, host) = (1 << field::NAME, 1 << field::HOST);
+    // The reader's event is changed between the observations, as a
+    // recorder completing it would; the second observation sends neither
+    // field (they repeat), so only the refreshed one is written back.
+    let mut reader = Reader::new(&buf);
+    let mut event = Event::default();
+    reader
+        .observation_refreshing(&mut event, name | host)
+        .unwrap();
+    assert_eq!(event, first);
+    event.metadata.name = "completed".into();
+    event.source.host.clear();
+    event.reason = "changed".into();
+    reader
+        .observation_refreshing(&mut event, name | host)
+        .unwrap();
+    let mut expected = second.clone();
+    expected.reason = "changed".into();
+    assert_eq!(event, expected);
+    // Without a refresh, a changed field stays as the caller left it.
+    let mut reader = Reader::new(&buf);
+    reader.observation_into(&mut event).unwrap();
+    event.metadata.name = "completed".into();
+    reader.observation_into(&mut event).unwrap();
+    assert_eq!(event.metadata.name, "completed");
+}
+
+#[test]
+fn completion_writes_only_the_completed_fields() {
+    use crate::model::complete::{complete_core_v1, complete_events_v1};
+    let empty = Event::default();
+    let full = sample();
+    let mut partly = sample();
+    partly.reporting_instance.clear();
+    partly.metadata.namespace.clear();
+    for event in [empty, full, partly] {
+        for complete in [complete_core_v1, complete_events_v1] {
+            let mut completed = event.clone();
+            complete(&mut completed, Timestamp::from_secs(7));
+            let (before, after) = (strings(&event), strings(&completed));
+            // A missing related object reads as empty fields: unchanged.
+            let written = (0..field::COUNT)
+                .filter(|&i| before[i] != after[i])
+                .fold(0u32, |bits, i| bits | 1 << i);
+            assert_eq!(written & !field::COMPLETED_BITS, 0, "{written:#x}");
+        }
+    }
 }
 
 #[test]

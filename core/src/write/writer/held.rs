@@ -69,7 +69,9 @@ impl Writer {
             slot.op = op;
             let held = &mut slot.retry;
             held.attempts = held.attempts.max(retry.attempts);
-            held.retry_at = held.retry_at.max(retry.retry_at);
+            let later = held.retry_at.max(retry.retry_at);
+            self.due.change(held.retry_at, later);
+            held.retry_at = later;
             if !retry.error.is_empty() {
                 held.error = retry.error;
             }
@@ -84,14 +86,19 @@ impl Writer {
         }
         let retry_at = retry.retry_at;
         self.held.insert_absent(&key, Held { op, retry });
+        self.due.add(retry_at);
         stats.held_total += 1;
         WriteStatus::Held {
             retry_at: self.not_before(retry_at),
         }
     }
 
-    /// The oldest held write due at `now`, by its key.
+    /// The oldest held write due at `now`, by its key. The queue is looked
+    /// through only when the earliest instant says one is due.
     pub(super) fn oldest_due(&self, now: Timestamp) -> Option<Vec<u8>> {
+        if self.due.earliest().is_none_or(|at| at > now) {
+            return None;
+        }
         self.held
             .iter_oldest_first()
             .find(|(_, h)| h.retry.retry_at <= now)
@@ -100,9 +107,6 @@ impl Writer {
 
     /// The earliest instant a held write may be tried, if any is held.
     pub(super) fn earliest_held(&self) -> Option<Timestamp> {
-        self.held
-            .iter_oldest_first()
-            .map(|(_, h)| h.retry.retry_at)
-            .min()
+        self.due.earliest()
     }
 }

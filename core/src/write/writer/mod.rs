@@ -24,6 +24,7 @@
 
 mod attempt;
 mod backoff;
+mod due;
 mod held;
 #[cfg(feature = "snapshot")]
 mod snapshot;
@@ -34,6 +35,7 @@ use core::num::NonZeroUsize;
 
 use attempt::{Attempt, attempt};
 use backoff::Health;
+use due::DueTimes;
 use held::{Held, Retry};
 pub use status::{DropCause, WriteStatus};
 
@@ -58,6 +60,8 @@ pub struct Retried {
 #[derive(Debug)]
 pub(crate) struct Writer {
     held: Lru<Held>,
+    /// When each held write may next be tried, in order.
+    due: DueTimes,
     health: Health,
     rng: fastrand::Rng,
     /// Held writes retried since the last `take_retried`, oldest first.
@@ -80,6 +84,7 @@ impl Writer {
         let options = options.populated();
         Writer {
             held: Lru::new(nonzero(options.max_held_writes)),
+            due: DueTimes::default(),
             health: Health::Healthy,
             rng: fastrand::Rng::with_seed(options.jitter_seed),
             retried: Vec::new(),
@@ -186,6 +191,7 @@ impl Writer {
                     let Some(held) = self.held.remove(&key) else {
                         return;
                     };
+                    self.due.remove(held.retry.retry_at);
                     if let WriteStatus::Written(stored) = &status {
                         done(held.op.event(), stored);
                     }
@@ -197,6 +203,7 @@ impl Writer {
                 Settled::Again(retry) => {
                     // `get_mut` makes it the newest: the back of the queue.
                     if let Some(held) = self.held.get_mut(&key) {
+                        self.due.change(held.retry.retry_at, retry.retry_at);
                         held.retry = retry;
                     }
                 }
@@ -261,6 +268,9 @@ impl Writer {
         self.earliest_held().map(|at| self.not_before(at))
     }
 }
+
+#[cfg(test)]
+mod tests;
 
 /// Counts a drop under its cause.
 fn count_dropped(stats: &mut Stats, cause: DropCause) -> DropCause {

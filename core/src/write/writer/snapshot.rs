@@ -29,6 +29,10 @@ impl Snapshot for Writer {
 
     fn load(&mut self, input: &mut Input<'_>) -> Result<u64, Malformed> {
         let dropped = read_lru(input, &mut self.held)?;
+        self.due.clear();
+        for (_, held) in self.held.iter_oldest_first() {
+            self.due.add(held.retry.retry_at);
+        }
         self.health = Decode::decode(input)?;
         self.rng = fastrand::Rng::with_seed(Decode::decode(input)?);
         Ok(dropped)

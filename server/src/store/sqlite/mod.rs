@@ -25,9 +25,11 @@ use crate::object::decode::decode_stored;
 use crate::object::encode::to_stored;
 
 use self::journal_rows::{pack, unpack};
+pub use self::mirror::{OccurrenceReader, StoredOccurrence};
 pub use self::reader::SqliteReader;
 
 mod journal_rows;
+mod mirror;
 mod reader;
 mod scan;
 
@@ -167,6 +169,8 @@ impl SqliteStore {
         .map_err(error("configuring the database"))?;
         conn.execute_batch(SCHEMA)
             .map_err(error("creating the schema"))?;
+        conn.execute_batch(mirror::SCHEMA)
+            .map_err(error("creating the mirror's schema"))?;
         let schema: Option<i64> = conn
             .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
                 r.get(0)
@@ -338,6 +342,7 @@ impl EventStore for SqliteStore {
             )
             .and_then(|mut s| s.execute([batch.resource_version as i64]))
             .map_err(error("writing the resource version"))?;
+            mirror::commit(&tx, &batch.mirror)?;
         }
         tx.commit().map_err(error("committing"))
     }
@@ -371,6 +376,10 @@ impl EventStore for SqliteStore {
             std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0)
         };
         Ok(file("") + file("-wal"))
+    }
+
+    fn mirror(&mut self) -> Option<&mut dyn super::mirror::MirrorStore> {
+        Some(self)
     }
 }
 

@@ -10,7 +10,7 @@ mod report;
 use std::cell::RefCell;
 
 use hush_core::format::replay::DRAIN_LIMIT_NANOS;
-use hush_core::format::wire::{CompactOutcome, Reader};
+use hush_core::format::wire::{CompactOutcome, Reader, field};
 use hush_core::model::time::UniqueInstants;
 use hush_core::write::memory::MemoryStore;
 use hush_core::{Event, Recorder, Timestamp};
@@ -35,11 +35,10 @@ struct State {
     instants: UniqueInstants,
     /// The latest instant the recorder was driven to.
     latest: Option<Timestamp>,
-    /// The batch's fields as read: a field a batch does not repeat keeps
-    /// its value here.
-    read: Event,
-    /// The event observed: `read`, completed by the recorder (which must
-    /// not leak into the next observation's unrepeated fields).
+    /// The event each observation is read into, then completed by the
+    /// recorder: a field a batch does not repeat keeps its value here,
+    /// except those completion writes, which the reader writes again from
+    /// the batch (completion must not leak into the next observation).
     event: Event,
 }
 
@@ -57,7 +56,6 @@ impl wit::GuestReplay for Replay {
                 store: MemoryStore::new(),
                 instants: UniqueInstants::default(),
                 latest: None,
-                read: Event::default(),
                 event: Event::default(),
             }),
         }))
@@ -73,11 +71,10 @@ impl wit::GuestReplay for Replay {
         while !reader.is_done() {
             // The whole batch was read once already.
             let at = reader
-                .observation_into(&mut state.read)
+                .observation_refreshing(&mut state.event, field::COMPLETED_BITS)
                 .map_err(|e| e.to_string())?;
             let at = state.instants.issue(at.unwrap_or_else(now));
             state.run_until(at, &mut report);
-            state.event.copy_from(&state.read);
             state.recorder.prepare(&mut state.event, at);
             let outcome = state
                 .recorder

@@ -1,6 +1,15 @@
-//! The query parameters of the events endpoints, parsed as the API server
-//! parses them (booleans as Go's `strconv.ParseBool`); unknown parameters
-//! are ignored, malformed known ones are a 400.
+//! The query parameters of the events endpoints, read as the API server's
+//! parameter codec reads them: the first value of a repeated parameter
+//! counts, booleans are true unless `0` or `false` ([`query_bool`]),
+//! numbers are Go's (with Go's error text in the 400); unknown parameters
+//! are ignored. Lists and watches share one reading and one check of
+//! their options ([`Query::parse_list`], in `list_options`), so a
+//! parameter is accepted or refused alike by both.
+
+mod go;
+mod list_options;
+
+pub use self::go::query_bool;
 
 use super::status::ApiError;
 
@@ -35,15 +44,19 @@ pub struct Query {
     pub watch: bool,
     /// `resourceVersion`.
     pub resource_version: Option<String>,
+    /// `resourceVersionMatch` (checked by [`Query::parse_list`]).
+    pub resource_version_match: Option<String>,
     /// `fieldSelector`.
     pub field_selector: Option<String>,
     /// `labelSelector`.
     pub label_selector: Option<String>,
-    /// `limit` (0 means none).
+    /// `limit` (0 or less means none).
     pub limit: Option<usize>,
     /// `continue`.
     pub continue_token: Option<String>,
-    /// `timeoutSeconds`.
+    /// `timeoutSeconds`: `None` for the server's default (absent or 0, as
+    /// the API server reads it), `Some(0)` for a negative one (the watch
+    /// ends at once, as the API server's expired context ends it).
     pub timeout_seconds: Option<u64>,
     /// `allowWatchBookmarks`.
     pub allow_watch_bookmarks: bool,
@@ -59,50 +72,60 @@ pub struct Query {
     pub send_initial_events: Option<bool>,
 }
 
-/// Go's `strconv.ParseBool`.
-pub fn parse_bool(name: &str, value: &str) -> Result<bool, ApiError> {
-    match value {
-        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
-        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
-        _ => Err(ApiError::bad_request(format!(
-            "invalid value for {name}: {value:?} is not a boolean"
-        ))),
-    }
+/// The longest `timeoutSeconds` kept as asked: longer ones (up to Go's
+/// int64) would overflow the clock's instants, and are cut to this (136
+/// years).
+pub const MAX_TIMEOUT_SECONDS: u64 = u32::MAX as u64;
+
+/// A number parameter that does not parse: the API server's 400.
+fn bad_number(error: String) -> ApiError {
+    ApiError::bad_request(error)
 }
 
-fn parse_number<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, ApiError> {
-    value.parse().map_err(|_| {
-        ApiError::bad_request(format!(
-            "invalid value for {name}: {value:?} is not a non-negative integer"
-        ))
-    })
+/// Whether `raw` asks for a watch, read as [`Query::parse`] reads it
+/// (for the layers that need the verb before the handler runs).
+pub fn watch_requested(raw: Option<&str>) -> bool {
+    form_urlencoded::parse(raw.unwrap_or("").as_bytes())
+        .find(|(name, _)| name == "watch")
+        .is_some_and(|(_, value)| query_bool(&value))
 }
 
 impl Query {
-    /// Parses a raw query string.
+    /// Parses a raw query string. Only the first value of a parameter
+    /// given twice counts, as the API server's decoder takes it (and as
+    /// the authorizer reads the verb: a later `watch=true` cannot turn an
+    /// authorized list into a watch).
     pub fn parse(raw: Option<&str>) -> Result<Query, ApiError> {
         let mut q = Query::default();
         let Some(raw) = raw else { return Ok(q) };
+        let mut seen: Vec<std::borrow::Cow<'_, str>> = Vec::new();
         for (name, value) in form_urlencoded::parse(raw.as_bytes()) {
+            if seen.contains(&name) {
+                continue;
+            }
             let value = value.as_ref();
             match name.as_ref() {
-                "watch" => q.watch = parse_bool("watch", value)?,
+                "watch" => q.watch = query_bool(value),
                 "resourceVersion" => q.resource_version = Some(value.into()),
+                "resourceVersionMatch" => q.resource_version_match = Some(value.into()),
                 "fieldSelector" => q.field_selector = Some(value.into()),
                 "labelSelector" => q.label_selector = Some(value.into()),
                 "limit" => {
-                    let limit: i64 = parse_number("limit", value)?;
+                    let limit = go::parse_int(value).map_err(bad_number)?;
                     q.limit = usize::try_from(limit).ok().filter(|l| *l > 0);
                 }
                 "continue" => {
                     q.continue_token = Some(value.into()).filter(|v: &String| !v.is_empty())
                 }
                 "timeoutSeconds" => {
-                    q.timeout_seconds = Some(parse_number("timeoutSeconds", value)?)
+                    let seconds = go::parse_int(value).map_err(bad_number)?;
+                    q.timeout_seconds = match seconds {
+                        0 => None,
+                        ..0 => Some(0),
+                        _ => Some(seconds.unsigned_abs().min(MAX_TIMEOUT_SECONDS)),
+                    };
                 }
-                "allowWatchBookmarks" => {
-                    q.allow_watch_bookmarks = parse_bool("allowWatchBookmarks", value)?
-                }
+                "allowWatchBookmarks" => q.allow_watch_bookmarks = query_bool(value),
                 "includeObject" => {
                     q.include_object = match value {
                         "None" => IncludeObject::None,
@@ -137,13 +160,22 @@ impl Query {
                     }
                 },
                 "fieldManager" => q.field_manager = Some(value.into()),
-                "sendInitialEvents" => {
-                    q.send_initial_events = Some(parse_bool("sendInitialEvents", value)?)
-                }
-                _ => {}
+                "sendInitialEvents" => q.send_initial_events = Some(query_bool(value)),
+                _ => continue,
             }
+            seen.push(name);
         }
         Ok(q)
+    }
+
+    /// Parses the query of a list or a watch and checks its options as
+    /// the API server does for both (see `list_options`): a malformed
+    /// `resourceVersion` is the same 400 for a list as for a watch, and
+    /// options that do not go together are a 422 `ListOptions` Invalid.
+    pub fn parse_list(raw: Option<&str>) -> Result<Query, ApiError> {
+        let query = Query::parse(raw)?;
+        query.check_list_options()?;
+        Ok(query)
     }
 
     /// The watch's starting resource version: `None` for "send the current
@@ -151,10 +183,7 @@ impl Query {
     pub fn watch_from(&self) -> Result<Option<u64>, ApiError> {
         match self.resource_version.as_deref() {
             None | Some("" | "0") => Ok(None),
-            Some(rv) => rv
-                .parse()
-                .map(Some)
-                .map_err(|_| ApiError::bad_request(format!("invalid resource version {rv:?}"))),
+            Some(rv) => list_options::resource_version(rv).map(Some),
         }
     }
 }
@@ -164,13 +193,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn booleans_parse_as_go_does_and_limits_of_zero_mean_none() {
+    fn booleans_are_read_as_the_api_servers_codec_reads_them() {
         let q = Query::parse(Some("watch=True&allowWatchBookmarks=1&limit=0&continue=")).unwrap();
         assert!(q.watch && q.allow_watch_bookmarks);
         assert_eq!((q.limit, q.continue_token), (None, None));
-        assert!(Query::parse(Some("watch=yes")).is_err());
+        assert!(Query::parse(Some("watch=yes")).unwrap().watch);
+        assert!(!Query::parse(Some("watch=False")).unwrap().watch);
         assert!(Query::parse(Some("limit=-3")).unwrap().limit.is_none());
-        assert!(Query::parse(Some("limit=many")).is_err());
+        let e = Query::parse(Some("limit=many")).unwrap_err();
+        assert_eq!(
+            (e.code.as_u16(), e.message.as_str()),
+            (400, "strconv.ParseInt: parsing \"many\": invalid syntax")
+        );
+    }
+
+    #[test]
+    fn the_first_value_of_a_repeated_parameter_counts() {
+        let q = Query::parse(Some("watch=false&watch=true&limit=5&limit=x")).unwrap();
+        assert!(!q.watch);
+        assert_eq!(q.limit, Some(5));
+        assert!(!watch_requested(Some("watch=0&watch=1")));
+        assert!(watch_requested(Some("limit=500&watch=1")));
+        assert!(!watch_requested(None));
+    }
+
+    #[test]
+    fn timeouts_of_zero_mean_the_default_and_negative_ones_end_at_once() {
+        let timeout = |raw| Query::parse(Some(raw)).unwrap().timeout_seconds;
+        assert_eq!(timeout("timeoutSeconds=0"), None);
+        assert_eq!(timeout("timeoutSeconds=-5"), Some(0));
+        assert_eq!(timeout("timeoutSeconds=30"), Some(30));
+        assert_eq!(
+            timeout("timeoutSeconds=9223372036854775807"),
+            Some(MAX_TIMEOUT_SECONDS)
+        );
+        assert!(Query::parse(Some("timeoutSeconds=5s")).is_err());
     }
 
     #[test]

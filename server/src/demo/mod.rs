@@ -1,7 +1,11 @@
-//! `hushd serve --demo`: a built-in storm feeding the server it runs in,
-//! through its own HTTP API, as a raw emitter would post it: the sample's
-//! 40 minutes of a cluster's bad day, 20 times faster, over and over, so
-//! `kubectl get events -w` and the dashboard have something to show.
+//! `hushd serve --demo`: a cluster feeding the server it runs in, through
+//! its own HTTP API, as raw emitters would post it: first the sample's 40
+//! minutes of a cluster's bad day, 20 times faster (two minutes), then a
+//! living cluster whose incidents keep coming in real time ([`cluster`]),
+//! so `kubectl get events -w` and the dashboard opened at any minute show
+//! traffic, correlation and drops.
+
+pub mod cluster;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -21,6 +25,23 @@ struct Post {
     path: String,
     body: Bytes,
     after: Duration,
+}
+
+/// The living cluster's emissions as posts.
+fn living(seed: u64) -> impl Iterator<Item = Post> {
+    cluster::Cluster::new(seed).filter_map(|emission| {
+        let mut event = emission.event;
+        let object = event["involvedObject"]["name"]
+            .as_str()
+            .unwrap_or("event")
+            .to_owned();
+        event["metadata"] = serde_json::json!({"generateName": format!("{object}.")});
+        Some(Post {
+            path: format!("/api/v1/namespaces/{}/events", emission.namespace),
+            body: Bytes::from(serde_json::to_vec(&event).ok()?),
+            after: emission.after,
+        })
+    })
 }
 
 fn posts(storm: &str) -> Vec<Post> {
@@ -51,19 +72,27 @@ fn posts(storm: &str) -> Vec<Post> {
         .collect()
 }
 
-/// Posts `storm` (JSON lines with `"at"`) to the server at `address` until
-/// `shutdown`; logs a summary after each pass.
+/// Posts `storm` (JSON lines with `"at"`) to the server at `address`,
+/// then the living cluster, until `shutdown`; logs a summary of the
+/// answers after the storm and every minute after it.
 pub async fn feed(
     address: SocketAddr,
     storm: &'static str,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
 ) {
-    let posts = posts(storm);
-    tracing::info!(events = posts.len(), "demo: feeding the storm");
-    let mut pass = 0;
-    loop {
-        pass += 1;
-        let mut answers = std::collections::BTreeMap::<String, u64>::new();
+    let storm = posts(storm);
+    tracing::info!(
+        events = storm.len(),
+        "demo: feeding the storm, then a living cluster"
+    );
+    let storm_len = storm.len();
+    let mut posts = storm
+        .into_iter()
+        .chain(living(fastrand::u64(..)))
+        .enumerate();
+    let mut answers = std::collections::BTreeMap::<String, u64>::new();
+    let mut reported = tokio::time::Instant::now();
+    'connect: loop {
         let stream = match tokio::net::TcpStream::connect(address).await {
             Ok(stream) => stream,
             Err(e) => {
@@ -80,7 +109,7 @@ pub async fn feed(
                 }
             };
         tokio::spawn(connection);
-        for post in &posts {
+        for (n, post) in posts.by_ref() {
             tokio::select! {
                 _ = tokio::time::sleep(post.after) => {}
                 _ = crate::shutdown::stopped(&mut shutdown) => return,
@@ -98,8 +127,12 @@ pub async fn feed(
             let response = match sent {
                 Ok(response) => response,
                 Err(e) => {
-                    tracing::warn!("demo: posting an event failed: {e}");
-                    return;
+                    tracing::warn!("demo: posting an event failed: {e}; connecting again");
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                        _ = crate::shutdown::stopped(&mut shutdown) => return,
+                    }
+                    continue 'connect;
                 }
             };
             let decision = response
@@ -111,8 +144,20 @@ pub async fn feed(
                 .to_string();
             let _ = response.into_body().collect().await;
             *answers.entry(decision).or_default() += 1;
+            if n + 1 == storm_len {
+                tracing::info!(
+                    ?answers,
+                    "demo: the storm is done; the living cluster goes on"
+                );
+                answers.clear();
+                reported = tokio::time::Instant::now();
+            } else if n >= storm_len && reported.elapsed() >= Duration::from_secs(60) {
+                tracing::info!(?answers, "demo: the living cluster's last minute");
+                answers.clear();
+                reported = tokio::time::Instant::now();
+            }
         }
-        tracing::info!(pass, ?answers, "demo: storm pass done; starting again");
+        return;
     }
 }
 
@@ -135,5 +180,19 @@ mod tests {
         let body: Value = serde_json::from_slice(&posts[0].body).unwrap();
         assert!(body.get("at").is_none());
         assert_eq!(body["metadata"]["generateName"], "web-1.");
+    }
+
+    #[test]
+    fn the_living_cluster_posts_raw_creates_to_its_namespaces() {
+        let posts: Vec<Post> = living(5).take(200).collect();
+        assert!(
+            posts
+                .iter()
+                .all(|p| p.path.starts_with("/api/v1/namespaces/"))
+        );
+        let body: Value = serde_json::from_slice(&posts[0].body).unwrap();
+        let object = body["involvedObject"]["name"].as_str().unwrap();
+        assert_eq!(body["metadata"]["generateName"], format!("{object}."));
+        assert!(body.get("count").is_none() && body.get("lastTimestamp").is_none());
     }
 }
