@@ -61,7 +61,7 @@ pub struct WatchFigures {
     pub errors: u64,
     /// Watches the server ended or that broke, resumed from their last version.
     pub resumed: u64,
-    /// Watches that had not reached `newest` [`SETTLE`] after the load
+    /// Watches that had not reached `newest` 10 s (`SETTLE`) after the load
     /// stopped.
     pub behind: usize,
     /// The version every watch should have reached: the collection's once
