@@ -97,7 +97,7 @@ fn a_kubectl_list_through_the_floor_and_both_engines_in_one_run() {
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(
-        stderr.contains("skipped items[40]: not an Event"),
+        stderr.contains("events.json items[40]: not an Event"),
         "{stderr}"
     );
     assert!(
@@ -185,7 +185,7 @@ fn bad_inputs_and_arguments_are_refused_clearly() {
     let cases: [(&[&str], &str); 6] = [
         (
             &["--input", "/nonexistent/events.json"],
-            "cannot open /nonexistent/events.json",
+            "cannot read /nonexistent/events.json: No such file",
         ),
         (&["--input", empty.to_str().unwrap()], "holds no events"),
         (&["--input", "x", "--only", "fresh"], "cannot be used with"),

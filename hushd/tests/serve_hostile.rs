@@ -54,7 +54,7 @@ fn slow_headers_and_slow_bodies_are_cut_off_while_others_are_served() {
     );
     // Slowloris: a request line and one header, then nothing.
     let mut slow = connect(&server);
-    slow.write_all(b"GET /version HTTP/1.1\r\nHost: x\r\n")
+    slow.write_all(b"GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         .unwrap();
     let started = Instant::now();
     assert_eq!(
@@ -73,7 +73,7 @@ fn slow_headers_and_slow_bodies_are_cut_off_while_others_are_served() {
     // A body that never finishes arriving.
     let mut stalled = connect(&server);
     stalled
-        .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"meta")
+        .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"meta")
         .unwrap();
     let answer = read_all(&mut stalled);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
@@ -97,7 +97,7 @@ fn oversized_malformed_and_non_http_input_gets_clear_errors_and_counters() {
     // Declared too large: refused before the body is read.
     let mut declared = connect(&server);
     declared
-        .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+        .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n")
         .unwrap();
     let mut head = [0; 12];
     declared.read_exact(&mut head).unwrap();
@@ -105,7 +105,7 @@ fn oversized_malformed_and_non_http_input_gets_clear_errors_and_counters() {
     // Chunked, growing past the limit.
     let mut chunked = connect(&server);
     chunked
-        .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
         .unwrap();
     for _ in 0..3 {
         let _ = chunked.write_all(format!("800\r\n{}\r\n", "x".repeat(0x800)).as_bytes());
@@ -139,7 +139,7 @@ fn oversized_malformed_and_non_http_input_gets_clear_errors_and_counters() {
         answer.is_empty() || answer.starts_with("HTTP/1.1 400"),
         "{answer}"
     );
-    let mut headers = String::from("GET /version HTTP/1.1\r\nHost: x\r\n");
+    let mut headers = String::from("GET /version HTTP/1.1\r\nHost: 127.0.0.1\r\n");
     for i in 0..200 {
         headers.push_str(&format!("X-Filler-{i}: {i}\r\n"));
     }
@@ -223,7 +223,7 @@ fn watches_and_requests_past_their_limits_get_429_with_retry_after() {
     for held in 1..=2 {
         let mut stream = connect(&server);
         stream
-            .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            .write_all(b"POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")
             .unwrap();
         holders.push(stream);
         eventually("the upload to take a slot", Duration::from_secs(20), || {

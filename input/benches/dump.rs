@@ -10,7 +10,10 @@
 //! The archive is laid out as an OpenShift must-gather: per namespace,
 //! `core/events.yaml` (a YAML EventList, events out of time order),
 //! `core/pods.yaml`, and per pod a container log; the generator is seeded,
-//! so every run writes the same bytes.
+//! so every run writes the same bytes. The same events are also written
+//! as JSON (`core/events.json`, an EventList as `kubectl get -o json`
+//! writes it) to compare the two parsers: `HUSH_DUMP_BENCH_FORMATS`
+//! (default `yaml,json`).
 
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
@@ -39,14 +42,22 @@ fn main() {
     let benching = args.iter().any(|a| a == "--bench");
     let sizes = std::env::var("HUSH_DUMP_BENCH_MB")
         .unwrap_or_else(|_| if benching { "50,100,200" } else { "1" }.into());
+    let formats = std::env::var("HUSH_DUMP_BENCH_FORMATS").unwrap_or_else(|_| "yaml,json".into());
     let dir = tempfile::tempdir().expect("a temporary folder");
-    for mb in sizes
+    let sizes = sizes
         .split(',')
-        .map(|s| s.trim().parse::<u64>().expect("sizes in MB"))
-    {
-        let path = dir.path().join(format!("must-gather-{mb}mb.tar.gz"));
+        .map(|s| s.trim().parse::<u64>().expect("sizes in MB"));
+    for (mb, format) in sizes.flat_map(|mb| formats.split(',').map(move |f| (mb, f.trim()))) {
+        let json = match format {
+            "yaml" => false,
+            "json" => true,
+            other => panic!("HUSH_DUMP_BENCH_FORMATS: yaml or json, not {other}"),
+        };
+        let path = dir
+            .path()
+            .join(format!("must-gather-{mb}mb-{format}.tar.gz"));
         let started = Instant::now();
-        let events = generate(&path, mb << 20).expect("the archive is written");
+        let (events, text_bytes) = generate(&path, mb << 20, json).expect("the archive is written");
         eprintln!(
             "wrote {} ({} MiB, {events} events) in {:.1} s",
             path.display(),
@@ -64,10 +75,19 @@ fn main() {
             String::from_utf8_lossy(&out.stderr)
         );
         let line = String::from_utf8(out.stdout).unwrap();
-        let read: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+        let mut read: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
         assert_eq!(read["events"], events, "every event generated is read");
         assert_eq!(read["bad"], 0);
-        print!("{line}");
+        read["format"] = format.into();
+        // How fast the events' text (uncompressed) is parsed.
+        let seconds = read["seconds"].as_f64().unwrap_or(f64::NAN);
+        let cpu = read["cpu_seconds"].as_f64().unwrap_or(f64::NAN);
+        let text_mib = text_bytes as f64 / (1 << 20) as f64;
+        read["events_text_mib"] = text_mib.round().into();
+        read["events_text_mib_per_second"] = (((text_mib / seconds) * 10.0).round() / 10.0).into();
+        read["events_text_mib_per_cpu_second"] = (((text_mib / cpu) * 10.0).round() / 10.0).into();
+        read["events_per_cpu_second"] = (events as f64 / cpu).round().into();
+        println!("{read}");
     }
 }
 
@@ -100,8 +120,30 @@ fn read(path: &Path) {
             "archive_mib_per_second": ((bytes as f64 / (1 << 20) as f64 / seconds) * 10.0).round() / 10.0,
             "spilled_runs": summary.spilled_runs,
             "peak_rss_mib": peak_rss_kib() / 1024,
+            "cpu_seconds": cpu_seconds(),
         })
     );
+}
+
+/// The processor time the process used (user and system), from
+/// `/proc/self/stat` (in clock ticks of 1/100 s, as Linux reports them):
+/// on a shared machine a steadier figure than the time it took.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command's name, which is in parentheses.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
+    (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
 /// The process's peak resident set, from `/proc/self/status`.
@@ -114,9 +156,10 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// Writes a must-gather `.tar.gz` of about `target` bytes at `path`;
-/// returns how many events it holds.
-fn generate(path: &Path, target: u64) -> io::Result<u64> {
+/// Writes a must-gather `.tar.gz` of about `target` bytes at `path`, its
+/// events as YAML or (`json`) as JSON; returns how many events it holds
+/// and the size of their files' text.
+fn generate(path: &Path, target: u64, json: bool) -> io::Result<(u64, u64)> {
     let file = BufWriter::new(std::fs::File::create(path)?);
     let gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
     let mut tar = tar::Builder::new(gz);
@@ -124,16 +167,34 @@ fn generate(path: &Path, target: u64) -> io::Result<u64> {
     let root = "must-gather.local.5511/quay-io-openshift-release-dev-sha256-0123";
     let namespaces = ((target >> 20) as usize * NAMESPACES_PER_10MB / 10).max(1);
     let mut events = 0;
+    let mut text_bytes = 0;
     let mut ns = 0;
     // Namespaces until the archive reaches its size.
     while ns < namespaces || tar.get_ref().get_ref().get_ref().metadata()?.len() < target {
         let name = format!("ns-{ns:04}");
         let (yaml, n) = events_yaml(&name, &mut rng);
         events += n;
+        let (file, text) = match json {
+            false => ("events.yaml", yaml),
+            true => {
+                // The same list as JSON: the YAML parsed, written pretty.
+                let unlimited = serde_saphyr::options! {
+                    budget: serde_saphyr::budget! {
+                        max_events: usize::MAX,
+                        max_nodes: usize::MAX,
+                        max_total_scalar_bytes: usize::MAX,
+                    },
+                };
+                let list: serde_json::Value = serde_saphyr::from_str_with_options(&yaml, unlimited)
+                    .expect("the generated YAML parses");
+                ("events.json", serde_json::to_string_pretty(&list)?)
+            }
+        };
+        text_bytes += text.len() as u64;
         add(
             &mut tar,
-            &format!("{root}/namespaces/{name}/core/events.yaml"),
-            yaml.as_bytes(),
+            &format!("{root}/namespaces/{name}/core/{file}"),
+            text.as_bytes(),
         )?;
         let pods = format!(
             "apiVersion: v1\nitems: []\nkind: PodList\nmetadata:\n  resourceVersion: \"{ns}\"\n"
@@ -152,7 +213,7 @@ fn generate(path: &Path, target: u64) -> io::Result<u64> {
         ns += 1;
     }
     tar.into_inner()?.finish()?.flush()?;
-    Ok(events)
+    Ok((events, text_bytes))
 }
 
 fn add<W: Write>(tar: &mut tar::Builder<W>, path: &str, bytes: &[u8]) -> io::Result<()> {

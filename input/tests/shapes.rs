@@ -197,3 +197,216 @@ fn progress_is_reported_and_a_small_budget_spills_to_the_same_order() {
     );
     assert_eq!(summary.namespaces.len(), 7);
 }
+
+/// A gzip of `bytes`.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(bytes).unwrap();
+    gz.finish().unwrap()
+}
+
+#[test]
+fn files_order_keeps_a_single_file_as_it_is_and_merges_an_archive_by_time() {
+    let event = |name: &str, second: u32| {
+        format!(
+            r#"{{"involvedObject":{{"name":"{name}"}},"lastTimestamp":"2024-05-01T10:00:{second:02}Z"}}"#
+        )
+    };
+    let files = || Options {
+        order: Order::Files,
+        ..Options::default()
+    };
+    // A JSON list, as kubectl saves it (by name, not by time): as it is.
+    let list = format!(
+        "{{\n\"kind\": \"List\",\n\"items\": [\n{},\n{}\n]\n}}\n",
+        event("b", 2),
+        event("a", 1)
+    );
+    let (entries, _) = read("events.json", &list, files());
+    assert_eq!(
+        lines(&entries),
+        ["events.json items[0]: b", "events.json items[1]: a"]
+    );
+    // The same YAML, and the YAML gzipped: as it is too.
+    let yaml = "apiVersion: v1\nitems:\n- involvedObject: {name: b}\n  lastTimestamp: \"2024-05-01T10:00:02Z\"\n- involvedObject: {name: a}\n  lastTimestamp: \"2024-05-01T10:00:01Z\"\nkind: List\n";
+    let want = ["events.yaml:3 items[0]: b", "events.yaml:5 items[1]: a"];
+    assert_eq!(lines(&read("events.yaml", yaml, files()).0), want);
+    let gz = gzip(yaml.as_bytes());
+    let dump = dump::read_stream("events.yaml", Cursor::new(gz), None, files()).unwrap();
+    let entries: Vec<Entry> = dump.map(Result::unwrap).collect();
+    assert_eq!(lines(&entries), want);
+    // Two files in a tar: merged by time.
+    let mut tar = tar::Builder::new(Vec::new());
+    for (path, text) in [
+        ("ns1/events.json", &list),
+        ("ns2/events.yaml", &yaml.to_string()),
+    ] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, text.as_bytes()).unwrap();
+    }
+    let tgz = gzip(&tar.into_inner().unwrap());
+    let dump = dump::read_stream("dump.tgz", Cursor::new(tgz), None, files()).unwrap();
+    let entries: Vec<Entry> = dump.map(Result::unwrap).collect();
+    assert_eq!(
+        lines(&entries),
+        [
+            "ns1/events.json items[1]: a",
+            "ns2/events.yaml:5 items[1]: a",
+            "ns1/events.json items[0]: b",
+            "ns2/events.yaml:3 items[0]: b",
+        ]
+    );
+}
+
+/// A reader that gives one line, then fails the test if it is read again
+/// before that line's record was taken: a pipe whose writer waits.
+struct OneLineThenWait {
+    line: Option<Vec<u8>>,
+    taken: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl std::io::Read for OneLineThenWait {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if let Some(line) = self.line.take() {
+            buf[..line.len()].copy_from_slice(&line);
+            return Ok(line.len());
+        }
+        assert!(
+            self.taken.get(),
+            "read again before the first record was given"
+        );
+        Ok(0)
+    }
+}
+
+#[test]
+fn a_pipe_sending_one_line_is_not_waited_on_for_more() {
+    let line =
+        br#"{"involvedObject":{"name":"a"},"lastTimestamp":"2024-05-01T10:00:01Z"}"#.to_vec();
+    let taken = std::rc::Rc::new(std::cell::Cell::new(false));
+    let reader = OneLineThenWait {
+        line: Some([line, b"\n".to_vec()].concat()),
+        taken: taken.clone(),
+    };
+    let options = Options {
+        order: Order::Files,
+        ..Options::default()
+    };
+    let mut dump = dump::read_stream("", reader, None, options).unwrap();
+    let first = dump.next().unwrap().unwrap();
+    assert_eq!(first.place.to_string(), "line 1");
+    taken.set(true);
+    assert!(dump.next().is_none());
+}
+
+/// Files a person dropped together, held in memory.
+struct Dropped(Vec<(String, String)>);
+
+impl dump::Folder for Dropped {
+    fn files(&mut self) -> std::io::Result<Vec<(String, bool)>> {
+        Ok(self
+            .0
+            .iter()
+            .map(|(path, _)| (path.clone(), false))
+            .collect())
+    }
+
+    fn open(&mut self, path: &str) -> std::io::Result<Box<dyn std::io::Read + '_>> {
+        let (_, text) = self.0.iter().find(|(p, _)| p == path).unwrap();
+        Ok(Box::new(text.as_bytes()))
+    }
+
+    fn chosen(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn files_chosen_together_are_each_read_whatever_their_names() {
+    let event = |name: &str, second: u32| {
+        format!(
+            r#"{{"involvedObject":{{"name":"{name}"}},"lastTimestamp":"2024-05-01T10:00:{second:02}Z"}}"#
+        )
+    };
+    let mut dropped = Dropped(vec![
+        ("monday.json".into(), format!("{}\n", event("b", 3))),
+        (
+            "tuesday.txt".into(),
+            format!("{}\n{}\n", event("a", 1), event("c", 5)),
+        ),
+    ]);
+    let options = Options {
+        order: Order::Files,
+        ..Options::default()
+    };
+    let dump = dump::read_folder(&mut dropped, options).unwrap();
+    let entries: Vec<Entry> = dump.map(Result::unwrap).collect();
+    assert_eq!(
+        lines(&entries),
+        ["tuesday.txt:1: a", "monday.json:1: b", "tuesday.txt:2: c"]
+    );
+    assert!(dump::select::is_read("ns/core/events.yaml"));
+    assert!(!dump::select::is_read("tuesday.txt"));
+}
+
+/// A YAML list of `n` events, each four lines, in a document of its own;
+/// each message `pad` bytes long.
+fn yaml_list(n: usize, pad: usize) -> String {
+    let mut text = String::from("apiVersion: v1\nitems:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "- involvedObject: {{name: pod-{i}, namespace: a}}\n  message: {}\n  reason: BackOff\n  lastTimestamp: \"2024-05-01T10:00:00Z\"\n",
+            "m".repeat(pad)
+        ));
+    }
+    text.push_str("kind: List\n");
+    text
+}
+
+#[test]
+fn a_yaml_document_too_large_to_parse_whole_is_streamed_with_the_same_places() {
+    // 6000 items of about 1 KiB: more than the 4 MiB read whole, so this
+    // document is parsed as it is read; the small broken one after it and
+    // the last one are parsed from memory.
+    let large = yaml_list(6000, 1000);
+    assert!(large.len() > 5 << 20);
+    let large_lines = large.lines().count();
+    let text = format!(
+        "{large}---\nkind: Event\ninvolvedObject: {{name: [unclosed\n---\n{}",
+        yaml_list(2, 10)
+    );
+    let input = Options {
+        order: Order::Input,
+        ..Options::default()
+    };
+    let (entries, summary) = read("events.yaml", &text, input);
+    let got = lines(&entries);
+    assert_eq!(got.len(), 6003, "every item, the bad document, two more");
+    // Items start on line 3 of the list, four lines each.
+    assert_eq!(got[0], "events.yaml:3 items[0]: pod-0");
+    assert_eq!(got[4321], "events.yaml:17287 items[4321]: pod-4321");
+    assert_eq!(got[5999], "events.yaml:23999 items[5999]: pod-5999");
+    assert!(
+        got[6000].starts_with(&format!(
+            "events.yaml:{}: not valid YAML: ",
+            large_lines + 3
+        )),
+        "{}",
+        got[6000]
+    );
+    let second = large_lines + 5;
+    assert_eq!(
+        got[6001],
+        format!("events.yaml:{} items[0]: pod-0", second + 2)
+    );
+    assert_eq!(
+        got[6002],
+        format!("events.yaml:{} items[1]: pod-1", second + 6)
+    );
+    assert_eq!(summary.events, 6002);
+    assert_eq!(summary.bad[&Cause::Syntax], 1);
+}

@@ -102,7 +102,7 @@ fn hold_the_slot(port: u16, held: Duration) -> std::thread::JoinHandle<()> {
         let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
         write!(
             stream,
-            "POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: x\r\n\
+            "POST /api/v1/namespaces/default/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\
              Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{{"
         )
         .unwrap();

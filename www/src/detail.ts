@@ -94,7 +94,7 @@ export class Detail {
     return `<h2>${typeBadge(layout.strings.get(f.type[i]))} ${str(f.reason)}</h2>
       <p class="subject">${esc(layout.strings.get(f.kind[i]).toLowerCase())}/${str(f.name)}${layout.strings.get(f.namespace[i]) ? ` <span class="muted">in ${str(f.namespace)}</span>` : ''}</p>
       <dl class="facts">
-        <dt>Observed</dt><dd>${utc(f.at[i])}</dd>${late}
+        <dt>Observed</dt><dd>${utc(f.at[i])}</dd>${late}${decision.source ? `<dt>Read from</dt><dd data-field="source"><code>${esc(decision.source)}</code></dd>` : ''}
         <dt>Decision</dt><dd data-field="action">${esc(actionWords(decision.action))}</dd>
         <dt>Counted in</dt><dd>${target >= 0 ? `<button type="button" class="link" data-select="stored:${target}">the stored event (count ${count(view.run.stored.count[target])})</button>` : 'an event that was never stored'}</dd>
         <dt>Message</dt><dd>${str(f.message)}</dd>

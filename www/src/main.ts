@@ -15,8 +15,8 @@ import { Mirror } from './mirror';
 import { type Kept, type Layout, type RunView, row as layoutRow, rowName } from './model';
 import { Overview } from './overview';
 import { palette } from './paint';
-import type { BadRecord, Frame, Options, Reply, Request, ViewSettings, Which } from './protocol';
-import { SAMPLES, type Loaded, fileSources, loadSample } from './sources';
+import type { BadRecord, Frame, Options, ReadProgress, ReadSummary, Reply, Request, ViewSettings, Which } from './protocol';
+import { SAMPLES, type Loaded, type Picked, fileSources, loadSample } from './sources';
 import { initTheme } from './theme';
 import { Timeline } from './timeline';
 import { type ViewState, readState, writeState } from './url';
@@ -31,6 +31,8 @@ const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'modu
 const pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
 let nextId = 1;
 worker.onmessage = (e: MessageEvent<Reply>) => {
+  // Progress while files are read: the request is still under way.
+  if (e.data.kind === 'progress') return showProgress(e.data.progress);
   // Frames are applied here, in the order the worker built them, whoever waits.
   if (e.data.kind === 'frame') received(e.data.frame);
   const waiter = pending.get(e.data.id);
@@ -209,6 +211,7 @@ async function load(loaded: Loaded): Promise<void> {
   status.classList.remove('error');
   status.textContent = `Reading ${loaded.name}…`;
   source = { name: loaded.name, live: false };
+  showSummary(null);
   correlated = 0;
   const base: Options = { mode: state.mode };
   // With no what-if options the after run is the before run: correlate once.
@@ -232,6 +235,65 @@ async function load(loaded: Loaded): Promise<void> {
   $('#empty').hidden = true;
 }
 
+/** Reads dropped or picked files (one, several, a folder, an archive) in the worker, as hushd replay reads them. */
+async function loadFiles(picked: Picked): Promise<void> {
+  const started = performance.now();
+  document.body.dataset.status = 'loading';
+  status.classList.remove('error');
+  status.textContent = `Reading ${picked.name}…`;
+  source = { name: picked.name, live: false };
+  correlated = 0;
+  showSummary(null);
+  const base: Options = { mode: state.mode };
+  const same = Object.keys(state.whatif).length === 0;
+  const view = viewSettings();
+  try {
+    const reply = await ask<'frame'>({ kind: 'openFiles', files: picked.files, paths: picked.paths, folder: picked.folder, base, whatif: same ? null : { ...base, ...state.whatif }, view });
+    if (drawPending) {
+      cancelAnimationFrame(drawPending);
+      draw();
+    }
+    correlated += reply.correlated;
+    document.body.dataset.correlated = String(correlated);
+    document.body.dataset.wasmBytes = String(reply.wasmBytes);
+    if (reply.summary) showSummary(reply.summary);
+    const errors = mirror.errors.length;
+    status.textContent = `${picked.name}: ${count(mirror.counts.total)} events${errors ? `, ${count(errors)} bad records` : ''} · read and correlated ${reply.readMillis.toFixed(0)} ms, shown in ${(performance.now() - started).toFixed(0)} ms`;
+    document.body.dataset.status = 'ready';
+    $('#empty').hidden = true;
+  } finally {
+    showProgress(null);
+  }
+}
+
+/** The progress bar while files are read (null: done). */
+function showProgress(p: ReadProgress | null): void {
+  const box = $('#progress');
+  box.hidden = p === null;
+  if (!p) return;
+  box.dataset.reports = String(Number(box.dataset.reports ?? 0) + 1);
+  const bar = box.querySelector('progress')!;
+  if (p.totalBytes) {
+    bar.max = p.totalBytes;
+    bar.value = Math.min(p.bytes, p.totalBytes);
+  } else bar.removeAttribute('value');
+  const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+  box.querySelector('span')!.textContent = `${count(p.files)} file${p.files === 1 ? '' : 's'}, ${mib(p.bytes)}${p.totalBytes ? ` of ${mib(p.totalBytes)}` : ''}, ${count(p.events)} events${p.bad ? `, ${count(p.bad)} bad` : ''}`;
+}
+
+/** What reading files found, as hushd replay prints it (null: nothing read from files). */
+function showSummary(summary: ReadSummary | null): void {
+  const box = $('#summary');
+  box.hidden = summary === null;
+  if (!summary) return;
+  const lines = summary.text.trim().split('\n');
+  const esc = (t: string) => t.replace(/[&<]/g, (c) => (c === '&' ? '&amp;' : '&lt;'));
+  const files = summary.files.map((f) => `<li><code>${esc(f.path)}</code> ${count(f.events)} events${f.bad ? `, ${count(f.bad)} bad` : ''}</li>`);
+  box.innerHTML = `<h2>Read</h2>${lines.map((l) => `<p>${esc(l)}</p>`).join('')}<details><summary>${count(summary.files.length)} file${summary.files.length === 1 ? '' : 's'} read</summary><ul class="files">${files.join('')}</ul></details>`;
+  box.dataset.events = String(summary.events);
+  box.dataset.files = String(summary.files.length);
+}
+
 function valid(s: NonNullable<Selection>): boolean {
   const view = shown();
   if (!view || !data) return false;
@@ -242,7 +304,8 @@ function showProblems(errors: BadRecord[]): void {
   const box = $('#problems');
   box.hidden = errors.length === 0;
   if (errors.length === 0) return;
-  const shownErrors = errors.slice(0, 100).map((e) => `<li><code>${e.position}</code> ${e.message.replace(/[&<]/g, (c) => (c === '&' ? '&amp;' : '&lt;'))}</li>`);
+  const esc = (t: string) => t.replace(/[&<]/g, (c) => (c === '&' ? '&amp;' : '&lt;'));
+  const shownErrors = errors.slice(0, 100).map((e) => `<li><code>${esc(e.position)}</code>: ${esc(e.message)}</li>`);
   box.innerHTML = `<h2>${count(errors.length)} bad record${errors.length === 1 ? '' : 's'} skipped</h2><ul>${shownErrors.join('')}${errors.length > 100 ? `<li>… and ${count(errors.length - 100)} more</li>` : ''}</ul>`;
 }
 
@@ -373,10 +436,10 @@ async function start(): Promise<void> {
     if (sample) openSample(sample.id, true);
   });
   for (const button of document.querySelectorAll<HTMLElement>('[data-sample]')) button.addEventListener('click', () => openSample(button.dataset.sample!, true));
-  fileSources($('#open'), $<HTMLInputElement>('#file'), document.body, async (file) => {
+  fileSources({ file: $('#open'), folder: $('#open-folder') }, { file: $<HTMLInputElement>('#file'), folder: $<HTMLInputElement>('#folder') }, document.body, async (picked) => {
     live.disconnect();
-    state.source = `file:${file.name}`;
-    await load({ name: file.name, bytes: await file.arrayBuffer() }).catch((e) => fail(`${file.name}: ${e.message}`));
+    state.source = `file:${picked.name}`;
+    await loadFiles(picked).catch((e) => fail(`${picked.name}: ${e.message}`));
   });
   $('#mode').addEventListener('change', (e) => {
     state.mode = (e.target as HTMLSelectElement).value as 'legacy' | 'series';

@@ -191,8 +191,39 @@ export interface Listed {
 /** Which run: the baseline or the what-if. */
 export type Which = 'base' | 'whatif';
 
+/** How far reading dropped or picked files has got (hush-input's progress). */
+export interface ReadProgress {
+  files: number;
+  passedOver: number;
+  bytes: number;
+  /** The files' size, when known. */
+  totalBytes: number | null;
+  events: number;
+  bad: number;
+}
+
+/** What reading dropped or picked files found (hush-input's summary). */
+export interface ReadSummary {
+  /** As `hushd replay` prints it. */
+  text: string;
+  files: { path: string; events: number; bad: number }[];
+  /** Files passed over, by reason (logs, not events, links, archives nested too deep). */
+  passedOver: Record<string, number>;
+  events: number;
+  /** Bad records by cause. */
+  bad: Record<string, number>;
+  /** The earliest and latest instants, ms (null when no event). */
+  from: number | null;
+  to: number | null;
+  namespaces: [string, number][];
+  noiseLines: number;
+  bytes: number;
+}
+
 export type Request =
   | { kind: 'open'; id: number; bytes: ArrayBuffer; base: Options; whatif: Options | null; view: ViewSettings }
+  /** Files dropped or picked: one, several, or a folder (`folder`: `paths` in it); read by the dump reader hushd replay uses. */
+  | { kind: 'openFiles'; id: number; files: File[]; paths: string[]; folder: boolean; base: Options; whatif: Options | null; view: ViewSettings }
   | { kind: 'listPage'; id: number; bytes: ArrayBuffer; first: boolean; base: Options; whatif: Options | null; view: ViewSettings }
   | { kind: 'listDone'; id: number }
   | { kind: 'watch'; id: number; bytes: ArrayBuffer }
@@ -216,7 +247,10 @@ export type Reply =
       watched?: Watched;
       /** The worker's WebAssembly memory, bytes. */
       wasmBytes: number;
+      /** For files read: what the read found. */
+      summary?: ReadSummary;
     }
+  | { kind: 'progress'; id: number; progress: ReadProgress }
   | { kind: 'listed'; id: number; listed: Listed }
   | { kind: 'explained'; id: number; decision: Decision; raw: string }
   | { kind: 'stored'; id: number; event: unknown; inputs: Uint32Array }
@@ -235,6 +269,8 @@ export interface Decision {
   stored: number;
   /** Observed before an event already correlated: correlated on arrival, at its own instant. */
   late?: boolean;
+  /** Where it was read, for an event of files read (`PATH:LINE items[N]`). */
+  source?: string;
 }
 
 export interface Why {

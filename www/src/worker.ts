@@ -7,7 +7,7 @@
 // The page never blocks on reading, correlating or indexing.
 
 import init, { Dashboard, defaultOptions } from 'hush-web';
-import type { Filter, Frame, Options, Reply, Request, SortOrder, ViewSettings, Watched } from './protocol';
+import type { Filter, Frame, Options, ReadProgress, ReadSummary, Reply, Request, SortOrder, ViewSettings, Watched } from './protocol';
 import { synthetic } from './synthetic';
 
 /** The module's memory (its size is reported with each frame). */
@@ -55,12 +55,15 @@ function current(): Dashboard {
 }
 
 /** Sends the frame of what changed, with what this request did (it read and correlated from `started`). */
-function sendFrame(id: number, started: number, correlated: number, watched?: Watched): void {
+function sendFrame(id: number, started: number, correlated: number, watched?: Watched, summary?: ReadSummary): void {
   const indexing = performance.now();
   const frame = current().frame() as Frame;
   const wasmBytes = memory?.buffer.byteLength ?? 0;
-  post({ kind: 'frame', id, frame, readMillis: indexing - started, indexMillis: performance.now() - indexing, correlated, watched, wasmBytes }, buffers(frame));
+  post({ kind: 'frame', id, frame, readMillis: indexing - started, indexMillis: performance.now() - indexing, correlated, watched, wasmBytes, summary }, buffers(frame));
 }
+
+/** How often reading files reports its progress to the page, ms. */
+const PROGRESS_EVERY = 100;
 
 async function handle(request: Request): Promise<void> {
   await ready;
@@ -72,6 +75,25 @@ async function handle(request: Request): Promise<void> {
       d.read(new Uint8Array(request.bytes));
       d.finish();
       sendFrame(request.id, started, d.takeCorrelated());
+      return;
+    }
+    case 'openFiles': {
+      const d = fresh(request.base, request.whatif, request.view);
+      // The reader pulls the bytes it needs, a chunk at a time: an archive is never read whole into memory.
+      const reader = new FileReaderSync();
+      const files = request.files;
+      const read = (i: number, offset: number, length: number) => new Uint8Array(reader.readAsArrayBuffer(files[i].slice(offset, offset + length)));
+      let shown = 0;
+      const progress = (p: ReadProgress) => {
+        const now = performance.now();
+        if (now - shown < PROGRESS_EVERY) return;
+        shown = now;
+        post({ kind: 'progress', id: request.id, progress: p });
+      };
+      const sizes = new Float64Array(files.map((f) => f.size));
+      const summary = d.readFiles(request.paths, sizes, request.folder, read, progress) as ReadSummary;
+      d.finish();
+      sendFrame(request.id, started, d.takeCorrelated(), undefined, summary);
       return;
     }
     case 'listPage': {

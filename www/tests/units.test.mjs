@@ -163,7 +163,7 @@ test('watch bodies are cut at the last newline: whole lines go, the rest waits f
 test('frames applied one after another give the page what one frame of the whole recording gives', async () => {
   const { Mirror } = await load('mirror');
   const { Dashboard } = web();
-  const lines = readFileSync(join(root, 'host', 'samples', 'storm.jsonl'), 'utf8').trim().split('\n');
+  const lines = readFileSync(join(root, 'hushd', 'samples', 'storm.jsonl'), 'utf8').trim().split('\n');
   const encode = (part) => new TextEncoder().encode(part.join('\n') + '\n');
   // One dashboard reads the storm in uneven pieces, a frame after each; the other reads it whole.
   const stepwise = new Dashboard();

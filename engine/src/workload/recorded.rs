@@ -39,6 +39,26 @@ impl Recorded {
         mode: Mode,
         errors: &mut dyn Write,
     ) -> Result<Recorded, String> {
+        let unreadable = |e: std::io::Error| format!("cannot read {name}: {e}");
+        let records = records(input).map(|raw| {
+            Ok(raw
+                .map_err(unreadable)?
+                .observe()
+                .map(|(_, observation, at)| (observation.event, at))
+                .map_err(|e| e.to_string()))
+        });
+        Recorded::collect(name, records, mode, errors)
+    }
+
+    /// The events of `records`, in order, named `name` in the figures: each
+    /// an event and its instant, or what to report about a bad record
+    /// (counted and skipped); an `Err` ends the read with that error.
+    pub fn collect(
+        name: &str,
+        records: impl Iterator<Item = Result<Result<(Event, Timestamp), String>, String>>,
+        mode: Mode,
+        errors: &mut dyn Write,
+    ) -> Result<Recorded, String> {
         let mut recorded = Recorded {
             name: name.into(),
             events: Vec::new(),
@@ -47,21 +67,20 @@ impl Recorded {
             bad_records: 0,
         };
         let mut issued = UniqueInstants::default();
-        let unreadable = |e: std::io::Error| format!("cannot read {name}: {e}");
-        for raw in records(input) {
-            let (_, mut observation, at) = match raw.map_err(unreadable)?.observe() {
+        for record in records {
+            let (mut event, at) = match record? {
                 Ok(observed) => observed,
-                Err(e) => {
-                    recorded.skipped(errors, format_args!("{e}"));
+                Err(bad) => {
+                    recorded.skipped(errors, format_args!("{bad}"));
                     continue;
                 }
             };
             let now = issued.issue(at);
             match mode {
-                Mode::Legacy => complete_core_v1(&mut observation.event, now),
-                Mode::Series => complete_events_v1(&mut observation.event, now),
+                Mode::Legacy => complete_core_v1(&mut event, now),
+                Mode::Series => complete_events_v1(&mut event, now),
             }
-            recorded.events.push(observation.event);
+            recorded.events.push(event);
             recorded.instants.push(now);
         }
         let (Some(first), Some(last)) = (

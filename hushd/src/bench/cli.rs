@@ -1,14 +1,14 @@
 //! The `hushd bench` command line: which subjects, on which input, how
 //! many rounds; one JSON line per measurement on stdout.
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use hush_core::Options;
 
 use super::{Subject, round};
+use crate::input::dump::{self, Order};
 use crate::options::{ModeArg, OptionArgs};
 use hush_engine::component::Plugin;
 use hush_engine::workload::{Kind, Recorded, Source};
@@ -29,10 +29,11 @@ pub struct BenchArgs {
     /// ratio to the floor (`vs_floor`).
     #[arg(long)]
     floor: bool,
-    /// Correlate the events of FILE (JSON Lines or a `kubectl get events -o
-    /// json` list, either shape), replayed pass after pass for --events,
-    /// instead of the built-in mix.
-    #[arg(long, value_name = "FILE", conflicts_with = "only")]
+    /// Correlate the events of PATH (anything `hushd replay` reads: a file
+    /// of JSON Lines or a JSON or YAML list, either shape; a folder; an
+    /// archive), in the order `hushd replay` replays them, pass after pass
+    /// for --events, instead of the built-in mix.
+    #[arg(long, value_name = "PATH", conflicts_with = "only")]
     input: Option<PathBuf>,
     /// Run this build of the correlator component instead of the embedded one.
     #[arg(long, value_name = "FILE.wasm")]
@@ -137,13 +138,21 @@ impl BenchArgs {
             return Ok(Source::Mix(self.only));
         };
         let shown = path.display().to_string();
-        let file = File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
-        let recorded = Recorded::load(
-            &shown,
-            BufReader::new(file),
-            options.mode,
-            &mut io::stderr(),
-        )?;
+        let read = dump::Options {
+            order: Order::Files,
+            ..dump::Options::default()
+        };
+        let unreadable = |e: io::Error| format!("cannot read {shown}: {e}");
+        let dump = dump::read_path(path, read).map_err(unreadable)?;
+        let records = dump.map(|entry| {
+            let entry = entry.map_err(unreadable)?;
+            let bad = entry.error();
+            Ok(match entry.record {
+                Ok((observation, at)) => Ok((observation.event, at)),
+                Err(_) => Err(bad.unwrap_or_default()),
+            })
+        });
+        let recorded = Recorded::collect(&shown, records, options.mode, &mut io::stderr())?;
         if recorded.bad_records > 0 {
             eprintln!(
                 "hushd: {} bad input records skipped; measuring the {} events of {shown}",

@@ -1,32 +1,51 @@
 //! The `hushd replay` command line: where the records come from, which
 //! engine correlates, what is printed, and the state kept across restarts.
 
-use std::fs::File;
-use std::io::{self, BufReader, IsTerminal, Read};
+use std::io::{self, IsTerminal};
 use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use hush_core::{Mode, Options};
 use hush_engine::component::Plugin;
 
+use super::progress::Meter;
+use super::reading::{OrderArg, Reading, Source, read_error};
 use super::state::{
     Checkpoints, Ending, Run, Saved, Stopper, component_engine, native_engine, replay_resumable,
 };
-use super::{Output, Summary, replay};
-use crate::SAMPLE;
+use super::summary::write_read;
+use super::{Driver, Output, ReplayStore, Summary};
 use crate::options::{ModeArg, OptionArgs};
+use hush_core::format::replay::Replay;
+use hush_engine::memory::StoreEngine;
 
 /// `hushd replay`'s arguments.
 #[derive(clap::Args)]
 pub struct ReplayArgs {
-    /// JSON Lines of Events, or a `kubectl get events -o json` list; `-` is stdin.
-    /// Without it: stdin when piped, else the built-in sample storm.
-    #[arg(conflicts_with = "sample")]
+    /// What to replay: a file (JSON Lines, a kubectl list in JSON or YAML,
+    /// a `---` stream of YAML documents), a folder (a must-gather, a
+    /// `kubectl cluster-info dump --output-directory`), or an archive
+    /// (.tar, .tar.gz, .tgz, .tar.xz, .zip: a must-gather, a support
+    /// bundle); `-` is stdin, in any of these formats. Without it: stdin
+    /// when piped, else the built-in sample storm.
+    #[arg(conflicts_with = "sample", value_name = "PATH")]
     file: Option<String>,
     /// Replay the built-in sample storm (40 minutes of a cluster's bad day).
     #[arg(long)]
     sample: bool,
+    /// The order records are replayed in.
+    #[arg(long, value_enum, default_value = "auto")]
+    order: OrderArg,
+    /// Show what was read and replayed, once a second, on stderr, for
+    /// inputs that take more than two seconds (default: when stderr is a
+    /// terminal).
+    #[arg(long, overrides_with = "no_progress")]
+    progress: bool,
+    /// Show no progress.
+    #[arg(long)]
+    no_progress: bool,
     /// Correlation mode.
     #[arg(long, value_enum, default_value = "legacy")]
     mode: ModeArg,
@@ -67,7 +86,7 @@ const DEFAULT_CHECKPOINT_EVERY: NonZeroU64 = NonZeroU64::new(1000).unwrap();
 
 /// `hushd replay --state DIR`: a replay that survives restarts, on either engine.
 fn replay_with_state(
-    input: Box<dyn Read + Send>,
+    reading: Reading,
     options: Options,
     engine: EngineArg,
     plugin: Option<&std::path::Path>,
@@ -86,34 +105,78 @@ fn replay_with_state(
     };
     let mut stdout = io::stdout().lock();
     let (out, errors) = (&mut stdout, &mut io::stderr());
+    let order = reading.order;
+    let meter = reading.meter.clone();
+    let open = move || reading.open();
     let ending = match engine {
         EngineArg::Native => {
             let build = |saved: Saved| native_engine(&options, output, saved);
-            replay_resumable(input, run, build, on_start, out, errors)?
+            replay_resumable(open, run, build, on_start, out, errors)?
         }
         EngineArg::Component => {
             let plugin = Plugin::load(plugin)?;
             let build = |saved: Saved| component_engine(plugin, &options, output, saved);
-            replay_resumable(input, run, build, on_start, out, errors)?
+            replay_resumable(open, run, build, on_start, out, errors)?
         }
     };
+    clear(meter.as_ref());
     Ok(match ending {
         Ending::Stopped { .. } => ExitCode::SUCCESS,
-        Ending::Input(summary) => exit_status(&summary, strict),
+        Ending::Input { replayed, read } => {
+            let _ = write_read(errors, &read, &replayed, order);
+            exit_status(&replayed, strict)
+        }
     })
 }
 
 /// A finished replay's exit status: 1 under `--strict` if any input record
 /// was bad (each was reported as it was skipped), else 0.
 fn exit_status(summary: &Summary, strict: bool) -> ExitCode {
-    if summary.bad_input > 0 {
-        eprintln!("hushd: {} bad input records skipped", summary.bad_input);
-    }
     if strict && summary.bad_input > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+fn clear(meter: Option<&Arc<Mutex<Meter>>>) {
+    if let Some(meter) = meter
+        && let Ok(mut meter) = meter.lock()
+    {
+        meter.clear();
+    }
+}
+
+/// Replays `reading` into `engine`, then prints what was read.
+fn replay_into<E: StoreEngine<ReplayStore>>(
+    reading: &Reading,
+    engine: E,
+    mode: Mode,
+    output: Output,
+) -> Result<Summary, String> {
+    let mut dump = reading.open()?;
+    let mut stdout = io::stdout().lock();
+    let errors = &mut io::stderr();
+    let mut driver = Driver::new(Replay::new(engine, mode), output);
+    // A time-ordered read is whole before its first record: its summary
+    // counts what is to replay. A stream's is empty yet: its reading
+    // progress is shown instead.
+    let read = dump.summary();
+    let total = read.events + read.bad_records();
+    if let Some(meter) = &reading.meter
+        && total > 0
+    {
+        driver.meter = Some((meter.clone(), total));
+    }
+    let failed = |e: io::Error| format!("replay failed: {e}");
+    for entry in dump.by_ref() {
+        let entry = entry.map_err(|e| read_error(&reading.source, &e))?;
+        driver.record(entry, &mut stdout, errors).map_err(failed)?;
+    }
+    let (summary, _) = driver.finish(&mut stdout, errors).map_err(failed)?;
+    clear(reading.meter.as_ref());
+    write_read(errors, dump.summary(), &summary, reading.order).map_err(failed)?;
+    Ok(summary)
 }
 
 /// `hushd replay`: replays the input, then exits 0, or 1 under `--strict`
@@ -122,6 +185,9 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
     let ReplayArgs {
         file,
         sample,
+        order,
+        progress,
+        no_progress,
         mode,
         engine,
         plugin,
@@ -133,15 +199,22 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
     } = args;
     let mode: Mode = mode.into();
     let options: Options = options.resolve(mode)?;
-    let input: Box<dyn Read + Send> = match file.as_deref() {
-        _ if sample => Box::new(SAMPLE.as_bytes()),
-        Some("-") => Box::new(io::stdin()),
-        Some(path) => Box::new(File::open(path).map_err(|e| format!("cannot open {path}: {e}"))?),
-        None if !io::stdin().is_terminal() => Box::new(io::stdin()),
+    let source = match file.as_deref() {
+        _ if sample => Source::Sample,
+        Some("-") => Source::Stdin,
+        Some(path) => Source::Path(PathBuf::from(path)),
+        None if !io::stdin().is_terminal() => Source::Stdin,
         None => {
             eprintln!("hushd: no input given; replaying the built-in sample storm");
-            Box::new(SAMPLE.as_bytes())
+            Source::Sample
         }
+    };
+    let terminal = io::stderr().is_terminal();
+    let show_progress = !no_progress && (progress || terminal);
+    let reading = Reading {
+        source,
+        order,
+        meter: show_progress.then(|| Arc::new(Mutex::new(Meter::new(terminal)))),
     };
     let output = output.unwrap_or(if io::stdout().is_terminal() {
         Output::Table
@@ -154,7 +227,7 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
             every: checkpoint_every.unwrap_or(DEFAULT_CHECKPOINT_EVERY),
         };
         return replay_with_state(
-            input,
+            reading,
             options,
             engine,
             plugin.as_deref(),
@@ -163,19 +236,22 @@ pub fn run(args: ReplayArgs) -> Result<ExitCode, String> {
             strict,
         );
     }
-    let mut stdout = io::stdout().lock();
-    let input = BufReader::new(input);
     let summary = match engine {
-        EngineArg::Native => {
-            let engine = native_engine(&options, output, None)?;
-            replay(input, engine, mode, output, &mut stdout, &mut io::stderr()).map(|(s, _)| s)
-        }
+        EngineArg::Native => replay_into(
+            &reading,
+            native_engine(&options, output, None)?,
+            mode,
+            output,
+        )?,
         EngineArg::Component => {
-            let engine =
-                component_engine(Plugin::load(plugin.as_deref())?, &options, output, None)?;
-            replay(input, engine, mode, output, &mut stdout, &mut io::stderr()).map(|(s, _)| s)
+            let plugin = Plugin::load(plugin.as_deref())?;
+            replay_into(
+                &reading,
+                component_engine(plugin, &options, output, None)?,
+                mode,
+                output,
+            )?
         }
-    }
-    .map_err(|e| format!("replay failed: {e}"))?;
+    };
     Ok(exit_status(&summary, strict))
 }

@@ -1,24 +1,33 @@
-//! `hushd replay`: a recorded stream through the correlator into an
-//! in-memory API server that keeps what the decisions need ([`store`]),
-//! printed as decisions or as the resulting table ([`listing`]); with
+//! `hushd replay`: recorded events (a file of any kind, a folder, an
+//! archive, stdin: [`reading`]) through the correlator into an in-memory
+//! API server that keeps what the decisions need ([`store`]), printed as
+//! decisions or as the resulting table ([`listing`]), with progress while
+//! it runs ([`progress`]) and what was read at the end ([`summary`]); with
 //! `--state`, a replay that survives restarts ([`state`]).
 
 pub mod cli;
 pub mod listing;
+pub mod progress;
+pub mod reading;
 pub mod state;
 pub mod store;
-mod summary;
+pub mod summary;
 
 pub use store::ReplayStore;
 pub use summary::Summary;
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
+use std::sync::{Arc, Mutex};
 
-use hush_core::Mode;
+use hush_core::Timestamp;
 use hush_core::format::replay::{Line, LineJson, Replay};
 
-use crate::input::{TimedRecord, records};
+use crate::input::dump::Entry;
 use hush_engine::memory::StoreEngine;
+use progress::Meter;
+
+/// How many records the driver replays between two looks at the meter.
+const METER_EVERY: u64 = 1024;
 
 /// How the replay prints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -29,33 +38,19 @@ pub enum Output {
     Table,
 }
 
-/// Replays everything `input` holds into `engine`, writing `output` to
-/// `out` and one line per bad record to `errors`; stops reading at the
-/// first failure to write or read.
-pub fn replay<E: StoreEngine<ReplayStore>>(
-    input: impl BufRead,
-    engine: E,
-    mode: Mode,
-    output: Output,
-    out: &mut dyn Write,
-    errors: &mut dyn Write,
-) -> io::Result<(Summary, E)> {
-    let mut driver = Driver::new(Replay::new(engine, mode), output);
-    for raw in records(input) {
-        driver.record(raw?.observe(), out, errors)?;
-    }
-    driver.finish(out, errors)
-}
-
-/// A replay fed one input record at a time, printing as it goes: what
-/// [`replay`] does, for callers that read (or stop reading) themselves.
+/// A replay fed one input record at a time, printing as it goes.
 #[derive(Debug)]
 pub struct Driver<E> {
     /// The replay loop.
     pub replay: Replay<E>,
     /// What was read so far (the counters are filled in by [`Driver::finish`]).
     pub summary: Summary,
+    /// Where the replay's progress is shown, with the records to replay
+    /// (known once the input has been read whole).
+    pub meter: Option<(Arc<Mutex<Meter>>, u64)>,
     output: Output,
+    /// The latest instant replayed: an event before it came late.
+    newest: Option<Timestamp>,
 }
 
 impl<E: StoreEngine<ReplayStore>> Driver<E> {
@@ -64,29 +59,34 @@ impl<E: StoreEngine<ReplayStore>> Driver<E> {
         Driver {
             replay,
             summary: Summary::default(),
+            meter: None,
             output,
+            newest: None,
         }
     }
 
-    /// Replays one input record, read and timed ([`Raw::observe`]): the
-    /// timers due before it, then its decision; or writes why it is bad to
-    /// `errors`.
-    ///
-    /// [`Raw::observe`]: crate::input::Raw::observe
+    /// Replays one record of the input, read and timed: the timers due
+    /// before it, then its decision; or writes why it is bad, at its place,
+    /// to `errors`.
     pub fn record(
         &mut self,
-        record: TimedRecord,
+        entry: Entry,
         out: &mut dyn Write,
         errors: &mut dyn Write,
     ) -> io::Result<()> {
-        let (_, observation, now) = match record {
+        self.tick_meter();
+        let (observation, now) = match entry.record {
             Ok(ok) => ok,
-            Err(e) => {
+            Err(bad) => {
                 self.summary.bad_input += 1;
-                return writeln!(errors, "hushd: skipped {e}");
+                return writeln!(errors, "hushd: skipped {}: {}", entry.place, bad.message);
             }
         };
         self.summary.events_in += 1;
+        if self.newest.is_some_and(|newest| now < newest) {
+            self.summary.late += 1;
+        }
+        self.newest = self.newest.max(Some(now));
         let lines = self.replay.observe(observation.event, now);
         self.report_traps(errors)?;
         self.print(&lines, out)
@@ -113,6 +113,19 @@ impl<E: StoreEngine<ReplayStore>> Driver<E> {
             )?;
         }
         Ok((self.summary, self.replay.engine))
+    }
+
+    /// Shows the replay's progress now and then.
+    fn tick_meter(&self) {
+        let done = self.summary.events_in + self.summary.bad_input;
+        if !done.is_multiple_of(METER_EVERY) {
+            return;
+        }
+        if let Some((meter, total)) = &self.meter
+            && let Ok(mut meter) = meter.lock()
+        {
+            meter.replaying(done, *total);
+        }
     }
 
     /// Reports the traps the engine survived since the last report.

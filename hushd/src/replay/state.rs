@@ -24,7 +24,7 @@
 //! [replay store](super::store) keeps; version 1 held whole events).
 
 use std::fs::{self, File};
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, Write};
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,7 +35,7 @@ use hush_core::{Mode, Options, Recorder};
 use serde::{Deserialize, Serialize};
 
 use super::{Driver, Output, ReplayStore, Summary};
-use crate::input::{TimedRecord, records};
+use crate::input::dump::{self, Dump, Entry};
 use hush_engine::component::{ComponentEngine, Guards, HostClock, Plugin};
 use hush_engine::memory::StoreEngine;
 
@@ -233,7 +233,12 @@ pub struct Run<'a> {
 #[derive(Debug)]
 pub enum Ending {
     /// The input ended; the clock was run on and everything printed.
-    Input(Box<Summary>),
+    Input {
+        /// What the replay did, over all its runs.
+        replayed: Box<Summary>,
+        /// What this run's read of the input found.
+        read: Box<dump::Summary>,
+    },
     /// A signal stopped it; the state was saved after this many records.
     Stopped {
         /// Input records consumed in all runs so far.
@@ -243,10 +248,15 @@ pub enum Ending {
 
 #[derive(Debug)]
 enum Message {
-    Record(Box<TimedRecord>),
-    End(io::Result<()>),
+    Record(Box<Entry>),
+    End(Result<Box<dump::Summary>, String>),
     Stop,
 }
+
+/// Opens a replay's input, on the thread that reads it.
+pub trait Open: FnOnce() -> Result<Dump<'static>, String> + Send + 'static {}
+
+impl<F: FnOnce() -> Result<Dump<'static>, String> + Send + 'static> Open for F {}
 
 /// A handle that asks a running [`replay_resumable`] to stop: it saves its
 /// state and returns [`Ending::Stopped`].
@@ -266,12 +276,14 @@ impl Stopper {
     }
 }
 
-/// Replays `input` with its state kept in `run.checkpoints.dir` (see the
-/// [module](self)), into the engine `build` makes (fresh, or from the saved
-/// state). `on_start` gets a [`Stopper`] before anything is read,
-/// to hand to a signal handler. Progress notes go to `errors`.
+/// Replays the input `open` opens with its state kept in
+/// `run.checkpoints.dir` (see the [module](self)), into the engine `build`
+/// makes (fresh, or from the saved state). The input is read in the same
+/// order every run, so the records a run consumed are the first records
+/// of the next run's read. `on_start` gets a [`Stopper`] before anything
+/// is read, to hand to a signal handler. Progress notes go to `errors`.
 pub fn replay_resumable<E: Resumable>(
-    input: Box<dyn Read + Send>,
+    open: impl Open,
     run: Run<'_>,
     build: impl FnOnce(Saved) -> Result<E, String>,
     on_start: impl FnOnce(Stopper) -> Result<(), String>,
@@ -314,18 +326,20 @@ pub fn replay_resumable<E: Resumable>(
     // The records already consumed are skipped unparsed.
     let skip = usize::try_from(consumed).unwrap_or(usize::MAX);
     std::thread::spawn(move || {
-        let read = || -> io::Result<()> {
-            for raw in records(BufReader::new(input)).skip(skip) {
-                let record = Box::new(raw?.observe());
+        let read = || -> Result<Box<dump::Summary>, String> {
+            let mut dump = open()?;
+            let unreadable = |e: io::Error| format!("cannot read input: {e}");
+            for entry in dump.by_ref().skip(skip) {
+                let record = Box::new(entry.map_err(unreadable)?);
                 if sender.send(Message::Record(record)).is_err() {
                     break;
                 }
             }
-            Ok(())
+            Ok(Box::new(dump.into_summary()))
         };
         // Nothing the reader touched is looked at after a panic.
         let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
-            .unwrap_or_else(|_| Err(io::Error::other("the input reader panicked")));
+            .unwrap_or_else(|_| Err("the input reader panicked".into()));
         let _ = sender.send(Message::End(end));
     });
 
@@ -339,7 +353,7 @@ pub fn replay_resumable<E: Resumable>(
     };
     let every = checkpoints.every.get();
     let io = |e: io::Error| format!("replay failed: {e}");
-    loop {
+    let read = loop {
         let message = match asked.load(Ordering::SeqCst) {
             true => Ok(Message::Stop),
             false => messages.recv(),
@@ -361,18 +375,18 @@ pub fn replay_resumable<E: Resumable>(
                 );
                 return Ok(Ending::Stopped { consumed });
             }
-            Ok(Message::End(end)) => {
-                end.map_err(|e| format!("cannot read input: {e}"))?;
-                break;
-            }
+            Ok(Message::End(end)) => break end?,
             // The reader sends `End` (even when it panics) before it lets go
             // of its sender, and `End` ends the loop.
             Err(mpsc::RecvError) => unreachable!("the input reader left without ending"),
         }
-    }
+    };
     save(&mut driver, consumed, out)?;
     let (summary, _) = driver.finish(out, errors).map_err(io)?;
-    Ok(Ending::Input(Box::new(summary)))
+    Ok(Ending::Input {
+        replayed: Box::new(summary),
+        read,
+    })
 }
 
 #[cfg(test)]
@@ -401,8 +415,12 @@ mod tests {
         on_start: impl FnOnce(Stopper) -> Result<(), String>,
     ) -> Result<(Ending, String, String), String> {
         let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let open = move || {
+            dump::read_stream("", input.as_bytes(), None, dump::Options::default())
+                .map_err(|e| e.to_string())
+        };
         let ending = replay_resumable(
-            Box::new(input.as_bytes()),
+            open,
             Run {
                 mode: Mode::Legacy,
                 output: Output::Decisions,
@@ -437,10 +455,15 @@ mod tests {
     fn state_round_trips_and_resumes() {
         let dir = scratch("resume");
         let (ending, out, _) = run(&dir, EVENTS, 1000);
-        let Ending::Input(summary) = ending else {
+        let Ending::Input {
+            replayed: summary,
+            read,
+        } = ending
+        else {
             panic!("{ending:?}")
         };
         assert_eq!((summary.events_in, summary.bad_input), (2, 1));
+        assert_eq!((read.events, read.bad_records()), (2, 1));
         assert_eq!(out.lines().count(), 2);
         let state = State::load(&dir).unwrap().unwrap();
         assert_eq!(state.consumed, 3);
@@ -451,7 +474,10 @@ mod tests {
         let (ending, out, errors) = run(&dir, EVENTS, 1000);
         assert!(errors.starts_with("hushd: restored 3 records of state from "));
         assert_eq!(out, "");
-        let Ending::Input(summary) = ending else {
+        let Ending::Input {
+            replayed: summary, ..
+        } = ending
+        else {
             panic!("{ending:?}")
         };
         assert_eq!((summary.events_in, summary.bad_input), (2, 1));
@@ -498,7 +524,7 @@ mod tests {
         );
         assert_eq!(State::load(&dir).unwrap().unwrap().consumed, 0);
         let (ending, out, _) = run(&dir, EVENTS, 1000);
-        assert!(matches!(ending, Ending::Input(_)), "{ending:?}");
+        assert!(matches!(ending, Ending::Input { .. }), "{ending:?}");
         assert_eq!(out.lines().count(), 2);
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -45,11 +45,21 @@ fn format_of(head: &[u8]) -> Format {
     }
 }
 
-/// Reads the first bytes of `inner` and gives them back in front of it.
+/// Whether the first bytes read so far already say what the stream is: a
+/// magic number, or a whole line of text with no NUL byte (a tar header
+/// has NULs in its first 108 bytes). A pipe that sends a line at a time
+/// (`hushd replay -` following a recording) is not waited on for more.
+fn decided(head: &[u8]) -> bool {
+    (head.len() >= 6 && format_of(head) != Format::Text)
+        || (head.contains(&b'\n') && !head.contains(&0))
+}
+
+/// Reads the first bytes of `inner` (up to [`SNIFF`], or fewer once they
+/// decide) and gives them back in front of it.
 pub(crate) fn sniff<R: Read>(mut inner: R) -> io::Result<(Format, Prefixed<R>)> {
     let mut head = vec![0u8; SNIFF];
     let mut len = 0;
-    while len < SNIFF {
+    while len < SNIFF && !decided(&head[..len]) {
         match inner.read(&mut head[len..]) {
             Ok(0) => break,
             Ok(n) => len += n,
@@ -81,8 +91,8 @@ impl<R: Read> Read for Prefixed<R> {
 }
 
 /// The top of a read: a single stream named `name`. A JSON Lines text
-/// read with [`Order::Auto`] is returned as a [`Stream`]; anything else is
-/// read whole into `c`.
+/// read with [`Order::Auto`], or any JSON text read with [`Order::Files`],
+/// is returned as a [`Stream`]; anything else is read whole into `c`.
 pub(crate) fn read_top<'a>(
     c: &mut Collector<'a>,
     name: &str,
@@ -90,19 +100,40 @@ pub(crate) fn read_top<'a>(
     order: Order,
 ) -> io::Result<Option<Stream<'a>>> {
     let (format, reader) = sniff(reader)?;
-    if format == Format::Text {
-        let opened = Opened::new(BufReader::with_capacity(64 * 1024, reader))?;
-        if order == Order::Auto && opened.is_json_lines() {
-            return Ok(Some(Stream::new(c, name, opened)));
+    match format {
+        Format::Text => {
+            let opened = Opened::new(BufReader::with_capacity(64 * 1024, reader))?;
+            let streamed = match order {
+                Order::Auto => opened.is_json_lines(),
+                Order::Files => opened.is_json(),
+                Order::Time | Order::Input => false,
+            };
+            if streamed {
+                return Ok(Some(Stream::new(c, name, opened)));
+            }
+            if order == Order::Files {
+                c.keep_reading_order();
+            }
+            let file = c.begin_file(name);
+            text::read(c, file, opened)?;
+            c.end_file();
+            Ok(None)
         }
-        let file = c.begin_file(name);
-        text::read(c, file, opened)?;
-        c.end_file();
-        return Ok(None);
+        // A compressed file is one file, or an archive: what is inside says.
+        Format::Gzip if order == Order::Files => {
+            let inner: Box<dyn Read + 'a> = Box::new(MultiGzDecoder::new(reader));
+            read_top(c, name, inner, order)
+        }
+        Format::Xz if order == Order::Files => {
+            let inner: Box<dyn Read + 'a> = Box::new(XzReader::new(reader, true));
+            read_top(c, name, inner, order)
+        }
+        _ => {
+            let reader: Box<dyn Read + 'a> = Box::new(reader);
+            read_any(c, name, "", reader, 0)?;
+            Ok(None)
+        }
     }
-    let reader: Box<dyn Read + 'a> = Box::new(reader);
-    read_any(c, name, "", reader, 0)?;
-    Ok(None)
 }
 
 /// The top of a read from a source that can seek (a file): a zip is read

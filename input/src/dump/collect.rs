@@ -120,6 +120,12 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// Keeps the reading order from here on: a single file read with
+    /// [`Order::Files`].
+    pub(crate) fn keep_reading_order(&mut self) {
+        self.order = Order::Input;
+    }
+
     /// Starts a file read for events; returns its number.
     pub(crate) fn begin_file(&mut self, path: &str) -> usize {
         self.files.push(Arc::from(path));
@@ -178,7 +184,7 @@ impl<'a> Collector<'a> {
         };
         let key: Key = match self.order {
             Order::Input => (0, self.seq),
-            Order::Auto | Order::Time => (key, self.seq),
+            Order::Auto | Order::Time | Order::Files => (key, self.seq),
         };
         self.seq += 1;
         let stored = Stored {

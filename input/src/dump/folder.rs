@@ -23,20 +23,33 @@ pub trait Folder {
     fn open(&mut self, path: &str) -> io::Result<Box<dyn Read + '_>>;
 
     /// The bytes of the files that will be read (those that hold events,
-    /// and archives), for progress; `None` when unknown.
+    /// and archives: [`is_read`](super::select::is_read)), for progress;
+    /// `None` when unknown.
     fn size(&self) -> Option<u64> {
         None
+    }
+
+    /// Whether its files were chosen one by one (files a person picked or
+    /// dropped together): then each is read whatever its name, as a single
+    /// file given directly is. A folder's files are chosen by their paths.
+    fn chosen(&self) -> bool {
+        false
     }
 }
 
 /// Reads every file of `folder` into `c`.
 pub(crate) fn read(c: &mut Collector<'_>, folder: &mut dyn Folder) -> io::Result<()> {
+    let chosen = folder.chosen();
     for (path, link) in folder.files()? {
         if link {
             c.skip(&path, Skip::Link);
             continue;
         }
-        match classify(&path) {
+        let kind = match classify(&path) {
+            Kind::Skip(_) if chosen => Kind::Events,
+            kind => kind,
+        };
+        match kind {
             Kind::Skip(why) => c.skip(&path, why),
             kind => {
                 let reader = c.count(folder.open(&path)?);

@@ -10,12 +10,13 @@
 //! ([`sort`]). The second gives the records back by time. A single JSON
 //! Lines stream is the exception: it is a recording, already in the order
 //! it was observed, so with [`Order::Auto`] it is read lazily as it comes
-//! (`hushd replay -` can follow a pipe).
+//! (`hushd replay -` can follow a pipe); with [`Order::Files`] so is any
+//! single JSON file.
 
 pub(crate) mod archive;
 mod collect;
 mod folder;
-pub(crate) mod select;
+pub mod select;
 pub mod sort;
 pub mod summary;
 pub(crate) mod text;
@@ -108,6 +109,13 @@ pub enum Order {
     /// In reading order: files as the folder or archive lists them, each
     /// file's records as they are in it.
     Input,
+    /// A single file (plain, or compressed with gzip or xz) in its own
+    /// order, a JSON one given as it is read; the files of a folder or an
+    /// archive by time ([`Order::Time`]). A file is one recording or one
+    /// list as it was saved, and replaying it as it is is what replaying a
+    /// file always did; several files only have an order once merged by
+    /// time. What `hushd replay` and the dashboard read with.
+    Files,
 }
 
 /// How to read.

@@ -30,6 +30,13 @@ pub(crate) enum Kind {
 const TEXT: [&str; 4] = ["json", "yaml", "yml", "jsonl"];
 const ARCHIVES: [&str; 6] = [".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".zip"];
 
+/// Whether the file at `path` ('/'-separated) of a folder is read: it
+/// holds events, or it is an archive. A [`Folder`](super::Folder) counts
+/// these for the size it gives progress.
+pub fn is_read(path: &str) -> bool {
+    !matches!(classify(path), Kind::Skip(_))
+}
+
 /// What the file at `path` ('/'-separated) is.
 pub(crate) fn classify(path: &str) -> Kind {
     let lower = path.to_ascii_lowercase();

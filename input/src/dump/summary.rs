@@ -115,7 +115,7 @@ pub struct Progress {
 
 impl fmt::Display for Progress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} files, {}", self.files, mib(self.bytes))?;
+        write!(f, "{}, {}", count(self.files, "file"), mib(self.bytes))?;
         if let Some(total) = self.total_bytes {
             write!(f, " of {}", mib(total))?;
         }
@@ -124,6 +124,14 @@ impl fmt::Display for Progress {
             write!(f, ", {} bad", self.bad)?;
         }
         Ok(())
+    }
+}
+
+/// `1 file`, `2 files`.
+fn count(n: u64, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
     }
 }
 
@@ -217,9 +225,9 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "read {} events from {} files",
-            self.events,
-            self.files.len()
+            "read {} from {}",
+            count(self.events, "event"),
+            count(self.files.len() as u64, "file")
         )?;
         let passed = self.files_passed_over();
         if passed > 0 {

@@ -57,6 +57,14 @@ impl<R: BufRead> Opened<R> {
         }
     }
 
+    /// Whether the file is JSON: its first document line opens an object
+    /// or an array.
+    pub(crate) fn is_json(&self) -> bool {
+        self.first.as_deref().is_some_and(|line| {
+            line.trim_ascii_start().starts_with(b"{") || line.trim_ascii_start().starts_with(b"[")
+        })
+    }
+
     /// Whether the file is a JSON Lines recording: its first line a
     /// whole JSON text that is not a list (a list on one line is a
     /// document, as a YAML file converted by a one-liner is).

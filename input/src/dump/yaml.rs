@@ -1,7 +1,9 @@
 //! YAML files: one document or a `---` stream of them (`kubectl get
 //! events -o yaml`, a must-gather's `events.yaml`, documents joined by
-//! hand), read with serde-saphyr as the bytes arrive: a list's items are
-//! taken one at a time, never the whole list. Each document is read on
+//! hand), read with serde-saphyr: a list's items are taken one at a time,
+//! never the whole list as values. A document of up to 4 MiB is read
+//! first and parsed from memory (faster); a larger one is parsed as its
+//! bytes arrive, so a file of any size is read. Each document is read on
 //! its own (split at its `---` line, as YAML itself splits them), so a
 //! broken document is one bad record and reading goes on at the next.
 //!
@@ -76,10 +78,34 @@ pub(crate) fn read(
                     message
                 })
             };
-            serde_saphyr::with_deserializer_from_reader_with_options(&mut doc, options(), |de| {
-                let mut sink: Sink<'_> = &mut sink;
-                DocSeed { sink: &mut sink }.deserialize(de)
-            })
+            // A document of up to WHOLE bytes (a namespace's events.yaml)
+            // is parsed from memory, which serde-saphyr does faster than
+            // from a reader; a larger one is streamed, from what was read.
+            let mut head = Vec::new();
+            (&mut doc).take(WHOLE as u64).read_to_end(&mut head)?;
+            let whole = match head.len() < WHOLE {
+                true => std::str::from_utf8(&head).ok(),
+                false => None,
+            };
+            match whole {
+                Some(text) => {
+                    serde_saphyr::with_deserializer_from_str_with_options(text, options(), |de| {
+                        let mut sink: Sink<'_> = &mut sink;
+                        DocSeed { sink: &mut sink }.deserialize(de)
+                    })
+                }
+                None => {
+                    let reader = io::Cursor::new(&head).chain(&mut doc);
+                    serde_saphyr::with_deserializer_from_reader_with_options(
+                        reader,
+                        options(),
+                        |de| {
+                            let mut sink: Sink<'_> = &mut sink;
+                            DocSeed { sink: &mut sink }.deserialize(de)
+                        },
+                    )
+                }
+            }
         };
         // On past what the parser left of the document.
         io::copy(&mut doc, &mut io::sink())?;
@@ -103,6 +129,10 @@ pub(crate) fn read(
     }
     Ok(())
 }
+
+/// The largest document parsed from memory (read whole before it is
+/// parsed); a larger one is parsed as it is read.
+const WHOLE: usize = 4 << 20;
 
 /// serde-saphyr's options for dumps: no limits on size (a dump's list may
 /// be large; it is read as a stream), the default limits on aliases and

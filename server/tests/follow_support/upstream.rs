@@ -58,7 +58,11 @@ fn spawn(db: &Path, port: u16, args: &[String]) -> (Child, u16, Arc<Mutex<String
     let sink = log.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(address) = line.strip_prefix("hushd serve: listening on http://") {
+            // http:// or, behind its own TLS, https://.
+            let address = line
+                .strip_prefix("hushd serve: listening on http://")
+                .or_else(|| line.strip_prefix("hushd serve: listening on https://"));
+            if let Some(address) = address {
                 let port: u16 = address.rsplit(':').next().unwrap().parse().unwrap();
                 let _ = found.send(port);
             }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 export const root = join(here, '..', '..', '..');
 export const vectorsDir = join(root, 'tests', 'vectors');
-export const storm = join(root, 'host', 'samples', 'storm.jsonl');
+export const storm = join(root, 'hushd', 'samples', 'storm.jsonl');
 export const hushd = process.env.HUSHD ?? join(root, 'target', 'debug', 'hushd');
 export const cli = join(here, '..', 'replay.mjs');
 

@@ -176,12 +176,15 @@ impl From<ObserveError> for JsValue {
 pub enum ReadError {
     /// The bytes are not UTF-8; the number is where the valid text ends.
     NotUtf8(usize),
+    /// Files could not be read to their end (a truncated archive).
+    Unreadable(String),
 }
 
 impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReadError::NotUtf8(at) => write!(f, "not UTF-8 text: invalid byte at offset {at}"),
+            ReadError::Unreadable(why) => write!(f, "cannot be read: {why}"),
         }
     }
 }

@@ -24,7 +24,7 @@ const { Dashboard } = require(join(root, 'target', 'web', 'node', 'hush_web.js')
 const hushd = process.env.HUSHD ?? join(root, 'target', 'debug', 'hushd');
 if (!existsSync(hushd)) throw new Error(`${hushd} is missing: run cargo build -p hushd first`);
 
-const stormLines = readFileSync(join(root, 'host', 'samples', 'storm.jsonl'), 'utf8').trim().split('\n');
+const stormLines = readFileSync(join(root, 'hushd', 'samples', 'storm.jsonl'), 'utf8').trim().split('\n');
 const encode = (text) => new TextEncoder().encode(text);
 
 /** hushd's decision lines (ticks left out) for JSON Lines `text`. */

@@ -101,11 +101,13 @@ fn request(method: &str, path: &str, server: SocketAddr, extra: &str, length: us
     )
 }
 
-/// A core/v1 event named `name`.
+/// A core/v1 event named `name`, about a pod of the same name: each
+/// client's event is about its own object, so a correlating server stores
+/// each one rather than counting them all as repeats of the first.
 fn event(name: &str) -> String {
     json!({
         "metadata": {"name": name},
-        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "hostile-0"},
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": name},
         "reason": "BackOff",
         "message": "Back-off restarting failed container",
         "source": {"component": "kubelet", "host": "node-1"},

@@ -13,13 +13,13 @@ use hush_server::writer::WriterConfig;
 
 use super::*;
 
-/// `hushd serve --correlate off` with a one-second header timeout, on a
-/// free port and a scratch database.
+/// `hushd serve` (correlating, as by default) with a one-second header
+/// timeout, on a free port and a scratch database.
 fn config(dir: &std::path::Path) -> Config {
     Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         db: dir.join("hush.db"),
-        correlate: CorrelateMode::Off,
+        correlate: CorrelateMode::Auto,
         options: hush_core::Options::default(),
         plugin: None,
         event_ttl: Duration::from_secs(3600),
@@ -79,7 +79,9 @@ async fn every_hostile_kind_gets_a_clean_answer_while_the_load_is_served() {
     };
     let args = HostileArgs {
         hostile: vec![Hostile::All],
-        hostile_clients: 1,
+        // Two of each: each patch bomb's event must be stored as its own,
+        // not correlated into the other's.
+        hostile_clients: 2,
         server_pid: Some(std::process::id()),
     };
     let (figures, acked, report) = run(load, &args).await.unwrap();
@@ -111,7 +113,7 @@ async fn every_hostile_kind_gets_a_clean_answer_while_the_load_is_served() {
         assert!(!answers(kind).is_empty(), "{kind}: {report:?}");
     }
     // Watches never read are still open at the end; slow senders were cut.
-    assert_eq!(report.hostile["idle-watches"].held, 1, "{report:?}");
+    assert_eq!(report.hostile["idle-watches"].held, 2, "{report:?}");
     let slow = &report.hostile["slow-clients"];
     assert!(
         slow.closed + slow.answers.values().sum::<u64>() > 0,

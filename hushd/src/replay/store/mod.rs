@@ -4,7 +4,7 @@
 //! API server does (a new resource version per write, 409 for a name that
 //! exists, 404 for a patch of one that does not), so decisions are the
 //! same as against the full store, at about a twentieth of the memory per
-//! distinct object (about 100 bytes instead of 2.1 KB).
+//! distinct object (about 200 bytes of peak memory instead of 2 KB).
 //!
 //! The table output needs more, and only when asked for: each event's row
 //! as `kubectl get events` shows it ([`Row`]), its message cut as the table

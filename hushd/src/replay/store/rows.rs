@@ -67,7 +67,7 @@ pub struct Row {
     /// `involvedObject.name`.
     pub object: Box<str>,
     /// The message as the table shows it: newlines as spaces, at most
-    /// `MESSAGE_WIDTH` characters.
+    /// 80 characters (`MESSAGE_WIDTH`).
     pub message: Box<str>,
 }
 

@@ -23,6 +23,7 @@
 //! remembers what it saw).
 
 pub mod feed;
+pub mod files;
 mod frame;
 pub mod natural;
 pub mod stored;
@@ -53,6 +54,8 @@ pub struct Dashboard {
     inputs: Inputs,
     /// Records that are not events: where and why.
     errors: Vec<(String, String)>,
+    /// The files events were read from by [`read_files`](Dashboard::read_files).
+    dump_files: Vec<String>,
     /// What was read, as text.
     texts: Texts,
     /// A list's items, until the last page is read.
@@ -306,15 +309,20 @@ impl Dashboard {
         self.inputs.len()
     }
 
-    /// Event `input`'s raw object, as read.
+    /// Event `input`'s raw object, as read (from a dump: as the reader
+    /// read it, in its shape).
     pub fn raw(&self, input: usize) -> Option<String> {
+        if let Some(kept) = self.kept(input) {
+            return Some(kept.json());
+        }
         let span = self.inputs.get(input)?.span.clone();
         self.texts.raw(span).map(str::to_string)
     }
 
     /// Event `input`'s decision in run `which`, as `hushd replay` prints
     /// it, with `stored` (the stored event it went into, or -1) and
-    /// `late` (whether it arrived after a later one was correlated).
+    /// `late` (whether it arrived after a later one was correlated) and,
+    /// for an event read from a dump, `source` (`PATH:LINE items[N]`).
     pub fn explain(&self, which: usize, input: usize) -> Result<JsValue, ExplainError> {
         let run = self.run(which)?;
         let decisions = &run.correlation.decisions;
@@ -325,6 +333,9 @@ impl Dashboard {
         let json = decision_to_js(decisions, run.correlation.mode(), input, stored)?;
         let late = self.inputs.late()[input];
         let _ = js_sys::Reflect::set(&json, &"late".into(), &late.into());
+        if let Some(kept) = self.kept(input) {
+            let _ = js_sys::Reflect::set(&json, &"source".into(), &self.source(&kept).into());
+        }
         Ok(json)
     }
 

@@ -2,7 +2,9 @@
 //! a batch of watch lines): each event's raw object is shown from it, and
 //! an event a run has to correlate anew (a new what-if, a change of mode)
 //! is read from it again. The parsed events are not kept: as text an
-//! event takes a fraction of the memory.
+//! event takes a fraction of the memory. Events read from dumps (files,
+//! folders, archives: [`super::files`]) are kept as the dump reader gives
+//! them, encoded ([`super::files::Kept`]), with the place each was read at.
 //!
 //! Pure Rust: no JavaScript here.
 
@@ -23,6 +25,9 @@ pub enum Kind {
     List(ListDefaults),
     /// Lines of a watch: each event an object of its own.
     Watch,
+    /// Records of dumps, encoded ([`super::files::Kept`]); the text is
+    /// empty, the bytes are the records.
+    Dump,
 }
 
 #[derive(Debug)]
@@ -30,6 +35,8 @@ struct Chunk {
     /// Where it starts in the stream of everything read.
     offset: usize,
     text: String,
+    /// A [`Kind::Dump`]'s records.
+    records: Vec<u8>,
     kind: Kind,
     /// The first input read from it (a file's inputs follow one another).
     first_input: usize,
@@ -51,10 +58,36 @@ impl Texts {
         self.chunks.push(Chunk {
             offset,
             text,
+            records: Vec::new(),
             kind,
             first_input,
         });
         offset
+    }
+
+    /// Keeps the encoded records of a dump (see [`Kind::Dump`]), whose
+    /// inputs' spans were counted from [`end`](Texts::end).
+    pub fn add_records(&mut self, records: Vec<u8>, first_input: usize) {
+        let offset = self.bytes;
+        self.bytes += records.len();
+        self.chunks.push(Chunk {
+            offset,
+            text: String::new(),
+            records,
+            kind: Kind::Dump,
+            first_input,
+        });
+    }
+
+    /// The encoded dump record at `span`, if it is one.
+    pub fn record(&self, span: Range<usize>) -> Option<&[u8]> {
+        let chunk = self.chunk_at(span.start)?;
+        match chunk.kind {
+            Kind::Dump => chunk
+                .records
+                .get(span.start - chunk.offset..span.end - chunk.offset),
+            _ => None,
+        }
     }
 
     /// Where the next text will start in the stream.
@@ -90,6 +123,7 @@ impl Texts {
                 .ok()
                 .map(|o| o.event),
             Kind::File => None,
+            Kind::Dump => super::files::Kept::decode(self.record(span)?).map(|k| k.event),
         }
     }
 
