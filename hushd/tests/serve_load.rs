@@ -1,6 +1,7 @@
 //! `hushd load` run once against a real server (a smoke test of the
 //! benchmark, not a measurement): it reports its figures and, with
-//! `--check`, finds every acknowledged event stored.
+//! `--check`, finds every acknowledged event stored; with `--watchers`,
+//! every watch it holds is sent every change, in order.
 
 mod serve_support;
 
@@ -54,4 +55,38 @@ fn the_load_generator_reports_figures_and_finds_nothing_lost() {
             assert_eq!(check["stored_events"], check["acknowledged"], "{figures}");
         }
     }
+}
+
+#[test]
+fn the_load_generator_s_watches_are_each_sent_every_change_in_order() {
+    let dir = TempDir::new("load-watch");
+    let server = Server::start(&dir, &["--correlate", "off"]);
+    let figures = load(&server, &["--watchers", "6"]);
+    let watch = &figures["watch"];
+    assert_eq!(watch["watchers"], 6, "{figures}");
+    // Uncorrelated: each acknowledged create is one change every watch gets.
+    let acknowledged = figures["check"]["acknowledged"].as_u64().unwrap();
+    assert!(acknowledged > 0);
+    assert_eq!(
+        watch["events_min"].as_u64(),
+        Some(acknowledged),
+        "{figures}"
+    );
+    assert_eq!(
+        watch["events_max"].as_u64(),
+        Some(acknowledged),
+        "{figures}"
+    );
+    assert!(watch["measured_events"].as_u64().unwrap() > 0, "{figures}");
+    for zero in ["out_of_order", "errors", "behind"] {
+        assert_eq!(watch[zero], 0, "{zero}: {figures}");
+    }
+    assert_eq!(figures["connect_failures"], 0, "{figures}");
+
+    // A selector nothing matches: the watches are sent nothing.
+    let figures = load(
+        &server,
+        &["--watchers", "2", "--watch-selector", "type=Nothing"],
+    );
+    assert_eq!(figures["watch"]["events_max"], 0, "{figures}");
 }

@@ -46,6 +46,16 @@ pub struct CauseLabels {
     pub cause: &'static str,
 }
 
+/// A stream cut off: its verb and why.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CutOffLabels {
+    /// `watch` or `list`.
+    pub verb: &'static str,
+    /// `full` (its queue stayed full) or `timeout` (its time ran out with
+    /// what was sent not taken).
+    pub cause: &'static str,
+}
+
 /// Every metric of the daemon.
 pub struct Metrics {
     registry: Registry,
@@ -75,6 +85,8 @@ pub struct Metrics {
     pub commit_seconds: Histogram,
     /// Open watches.
     pub watchers: Gauge,
+    /// Watches and lists cut off because their client did not read.
+    pub cut_offs: Family<CutOffLabels, Counter>,
     /// Events deleted by the TTL sweeper.
     pub ttl_deletions: Counter,
     /// Traps of the correlator component survived.
@@ -178,6 +190,12 @@ impl Metrics {
                 Histogram::new(exponential_buckets(0.0001, 2.5, 14)),
             ),
             watchers: registered(&mut registry, "watchers", "Open watches", Gauge::default()),
+            cut_offs: registered(
+                &mut registry,
+                "stream_cutoffs",
+                "Watches and lists cut off because their client did not read, by verb and cause",
+                Family::default(),
+            ),
             ttl_deletions: registered(
                 &mut registry,
                 "ttl_deletions",
@@ -236,6 +254,13 @@ impl Metrics {
     pub fn decision(&self, action: &'static str, rule: &'static str) {
         self.decisions
             .get_or_create(&DecisionLabels { action, rule })
+            .inc();
+    }
+
+    /// Counts one stream cut off.
+    pub fn cut_off(&self, verb: &'static str, cause: &'static str) {
+        self.cut_offs
+            .get_or_create(&CutOffLabels { verb, cause })
             .inc();
     }
 

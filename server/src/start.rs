@@ -156,7 +156,7 @@ pub async fn start(
         metrics.register(|r| f.state.register(r));
     }
     let metrics = Arc::new(metrics);
-    let hub = Arc::new(Hub::new(recovered.resource_version, config.watch_history));
+    let hub = Hub::new(recovered.resource_version, config.watch_history);
     let (writer, writer_thread) = writer::spawn(
         config.writer.clone(),
         tx,
@@ -185,6 +185,7 @@ pub async fn start(
         correlate: config.correlate,
         inflight: Arc::new(Semaphore::new(config.limits.max_inflight)),
         watch_slots: Arc::new(Semaphore::new(config.limits.max_watchers)),
+        snapshots: Arc::new(Semaphore::new(api::list_snapshot::SNAPSHOTS)),
         limits: config.limits.clone(),
         shutdown: stopping.clone(),
         address: address.to_string(),

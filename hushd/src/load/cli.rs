@@ -54,6 +54,14 @@ pub struct LoadArgs {
     rounds: u32,
     #[command(flatten)]
     hostile: super::hostile::HostileArgs,
+    /// Hold this many watches of the collection open while loading, read
+    /// in this process, and report what they were sent.
+    #[arg(long, default_value_t = 0)]
+    watchers: usize,
+    /// A field selector for every watch (`type=Warning`); without one each
+    /// watch is sent every change the load makes.
+    #[arg(long, requires = "watchers")]
+    watch_selector: Option<String>,
 }
 
 /// The API group the events are posted to.
@@ -66,8 +74,8 @@ pub enum LoadGroup {
 }
 
 fn describe(figures: &Figures) -> String {
-    format!(
-        "{:.0} events/s over {} connections for {:.1}s; latency p50 {:.2} ms, p99 {:.2} ms, p999 {:.2} ms, max {:.2} ms; answers {:?}, errors {}",
+    let mut said = format!(
+        "{:.0} events/s over {} connections for {:.1}s; latency p50 {:.2} ms, p99 {:.2} ms, p999 {:.2} ms, max {:.2} ms; answers {:?}, errors {}, connect failures {}",
         figures.events_per_second,
         figures.connections,
         figures.seconds,
@@ -76,8 +84,25 @@ fn describe(figures: &Figures) -> String {
         figures.p999_ms,
         figures.max_ms,
         figures.statuses,
-        figures.errors
-    )
+        figures.errors,
+        figures.connect_failures
+    );
+    if let Some(w) = &figures.watch {
+        said.push_str(&format!(
+            "\nwatches: {} sent {:.0} events/s in all ({} to {} each over the run, {} MiB read); out of order {}, errors {}, resumed {}, behind {} at version {}",
+            w.watchers,
+            w.events_per_second,
+            w.events_min,
+            w.events_max,
+            w.bytes >> 20,
+            w.out_of_order,
+            w.errors,
+            w.resumed,
+            w.behind,
+            w.newest
+        ));
+    }
+    said
 }
 
 /// One server's rounds.
@@ -130,6 +155,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode, String> {
         check: args.check,
         only: args.only,
         reconnect_every: args.reconnect_every.map(std::num::NonZeroU64::get),
+        watchers: (args.watchers > 0).then(|| super::WatchConfig {
+            count: args.watchers,
+            selector: args.watch_selector.clone(),
+        }),
     };
     let mut setups = vec![Rounds {
         config: config(target),

@@ -3,13 +3,15 @@
 //! Many connections each post raw Event creates from the realistic mix (crash-looping pods, ReplicaSets,
 //! never-seen pods), one request at a time, for a duration; it reports
 //! events per second, latency percentiles and the answers by status, and
-//! with `--check` proves that nothing acknowledged was lost.
+//! with `--check` proves that nothing acknowledged was lost. With
+//! `--watchers N` it holds watches open meanwhile ([`watchers`]).
 
 mod bodies;
 mod check;
 pub mod cli;
 pub mod hostile;
 pub mod target;
+pub mod watchers;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -21,6 +23,7 @@ use http_body_util::{BodyExt, Full};
 pub use self::bodies::Bodies;
 pub use self::check::{Acked, Check, verify};
 pub use self::target::Target;
+pub use self::watchers::{WatchConfig, WatchFigures, Watchers};
 
 /// What a run is told.
 #[derive(Clone, Debug)]
@@ -42,6 +45,8 @@ pub struct LoadConfig {
     /// Open a new connection after this many requests (each a new TLS
     /// handshake); `None`: keep each connection.
     pub reconnect_every: Option<u64>,
+    /// Watches to hold open while loading.
+    pub watchers: Option<WatchConfig>,
 }
 
 /// What a run measured.
@@ -65,8 +70,14 @@ pub struct Figures {
     pub max_ms: f64,
     /// Answers by status while measuring.
     pub statuses: std::collections::BTreeMap<u16, u64>,
-    /// Requests that got no answer (connection errors).
+    /// Requests sent while measuring that got no answer (the connection
+    /// broke).
     pub errors: u64,
+    /// Connections that could not be made while measuring.
+    pub connect_failures: u64,
+    /// What the watches measured, with `--watchers`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchFigures>,
 }
 
 /// Per-connection results.
@@ -74,6 +85,7 @@ struct Tally {
     latency: Histogram<u64>,
     statuses: std::collections::BTreeMap<u16, u64>,
     errors: u64,
+    connect_failures: u64,
     acked: Acked,
 }
 
@@ -89,6 +101,7 @@ async fn client(
         latency: Histogram::new_with_bounds(1, 60_000_000, 3).expect("histogram bounds"),
         statuses: Default::default(),
         errors: 0,
+        connect_failures: 0,
         acked: Acked::default(),
     };
     let mut sender = None;
@@ -102,7 +115,7 @@ async fn client(
             match config.target.connect().await {
                 Ok(s) => sender = Some(s),
                 Err(_) => {
-                    tally.errors += 1;
+                    tally.connect_failures += u64::from(measuring.load(Ordering::Relaxed));
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 }
@@ -165,6 +178,18 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
         Arc::new(AtomicBool::new(false)),
         Arc::new(AtomicBool::new(false)),
     );
+    let watchers = match config.watchers.clone() {
+        Some(watch) => Some(
+            Watchers::open(
+                config.target.clone(),
+                &config.path,
+                watch,
+                measuring.clone(),
+            )
+            .await?,
+        ),
+        None => None,
+    };
     let tasks: Vec<_> = (0..config.connections)
         .map(|_| {
             tokio::spawn(client(
@@ -196,6 +221,8 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
         max_ms: 0.0,
         statuses: Default::default(),
         errors: 0,
+        connect_failures: 0,
+        watch: None,
     };
     let mut acked = Acked::default();
     for task in tasks {
@@ -207,6 +234,7 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
             *figures.statuses.entry(status).or_default() += n;
         }
         figures.errors += tally.errors;
+        figures.connect_failures += tally.connect_failures;
         acked.merge(tally.acked);
     }
     let ms = |q: f64| latency.value_at_quantile(q) as f64 / 1000.0;
@@ -216,5 +244,8 @@ pub async fn run(config: LoadConfig) -> Result<(Figures, Acked), String> {
     figures.p99_ms = ms(0.99);
     figures.p999_ms = ms(0.999);
     figures.max_ms = latency.max() as f64 / 1000.0;
+    if let Some(watchers) = watchers {
+        figures.watch = Some(watchers.finish(seconds).await);
+    }
     Ok((figures, acked))
 }

@@ -1,6 +1,9 @@
 //! Lists (`GET …/events`, namespaced or across namespaces) with field and
 //! label selectors, `limit` and `continue`, as JSON or a Table; the same
-//! path with `watch=true` streams changes ([`super::watch`]).
+//! path with `watch=true` streams changes ([`super::watch`]). A page has
+//! at most [`MAX_PAGE`] items (fewer than `limit` asks for, with a
+//! `continue` token, as the API allows); a list without `limit` is
+//! streamed from a snapshot (`list_stream`).
 
 use std::sync::Arc;
 
@@ -11,15 +14,20 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
+use super::list_stream::Asked;
 use super::query::Query;
 use super::reads::read_page;
 use super::selectors::Selectors;
 use super::status::ApiError;
 use super::table::{self, ListMeta};
+use super::watch::Hangup;
 use super::{App, Format, GroupState, json, negotiate};
 use crate::object::encode::Item;
 use crate::object::{EventObject, Group};
 use crate::store::{Key, Scope};
+
+/// The most items a page holds, whatever `limit` asks for.
+pub const MAX_PAGE: usize = 1000;
 
 /// What a `continue` token carries: where the next page starts.
 #[derive(Serialize, Deserialize)]
@@ -96,15 +104,29 @@ async fn list_or_watch(
     let format = negotiate(req.headers())?;
     let query = Query::parse_list(req.uri().query())?;
     let selectors = selectors(&query, group, &app)?;
+    let hangup = req.extensions().get::<Hangup>().cloned();
     if query.watch {
-        return super::watch::start(app, group, scope(namespace), query, selectors, format).await;
+        let scope = scope(namespace);
+        return super::watch::start(app, group, scope, query, selectors, format, hangup).await;
     }
     let after = query
         .continue_token
         .as_deref()
         .map(decode_continue)
         .transpose()?;
-    let page = read_page(&app, scope(namespace), after, query.limit, selectors).await?;
+    let Some(limit) = query.limit else {
+        let asked = Asked {
+            group,
+            scope: scope(namespace),
+            after,
+            selectors,
+            format,
+            include: query.include_object,
+        };
+        return super::list_stream::stream(app, asked, hangup).await;
+    };
+    let limit = limit.min(MAX_PAGE);
+    let page = read_page(&app, scope(namespace), after, Some(limit), selectors).await?;
     let meta = ListMeta {
         resource_version: page.resource_version.to_string(),
         continue_token: page

@@ -15,6 +15,8 @@ pub mod delete;
 pub mod discovery;
 pub mod events;
 pub mod list;
+pub mod list_snapshot;
+mod list_stream;
 pub mod patch;
 pub mod query;
 pub mod reads;
@@ -80,6 +82,9 @@ pub struct App {
     pub inflight: Arc<Semaphore>,
     /// Watch slots.
     pub watch_slots: Arc<Semaphore>,
+    /// Store snapshots open at once, for streamed lists
+    /// ([`list_snapshot::SNAPSHOTS`]).
+    pub snapshots: Arc<Semaphore>,
     /// Becomes true when the server is shutting down.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The address clients reach the server at (legacy discovery lists it).

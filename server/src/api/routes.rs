@@ -102,9 +102,10 @@ async fn health(State(app): State<Arc<App>>, uri: Uri) -> Response {
 
 /// `/metrics`: the Prometheus text format.
 async fn metrics(State(app): State<Arc<App>>) -> Response {
+    let watchers = app.limits.max_watchers - app.watch_slots.available_permits();
     app.metrics
         .watchers
-        .set(i64::try_from(app.hub.watchers()).unwrap_or(0));
+        .set(i64::try_from(watchers).unwrap_or(0));
     let inflight = app.limits.max_inflight - app.inflight.available_permits();
     app.metrics
         .inflight

@@ -167,11 +167,12 @@ impl Serialize for Cells<'_> {
     }
 }
 
-struct Row<'a> {
-    object: &'a EventObject,
-    group: Group,
-    include: IncludeObject,
-    now: Timestamp,
+/// One row of a Table: its cells and what `includeObject` asks for.
+pub(super) struct Row<'a> {
+    pub(super) object: &'a EventObject,
+    pub(super) group: Group,
+    pub(super) include: IncludeObject,
+    pub(super) now: Timestamp,
 }
 
 impl Serialize for Row<'_> {

@@ -26,6 +26,7 @@ use super::close::CloseConnection;
 use super::linger::Linger;
 use super::metrics::{ConnectionMetrics, EVICTED, PER_IP, SLOW_START};
 use super::slots::{Slot, Slots};
+use crate::api::watch::Hangup;
 use crate::tls::{ConnectionInfo, Tls};
 
 /// The HTTP/1.1 and HTTP/2 connection builder with `limits`' timeouts.
@@ -199,12 +200,17 @@ async fn run<I>(
     I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let close = CloseConnection::default();
+    // A watch or list whose client does not read closes the connection
+    // through this (its body is no longer polled, so a graceful end would
+    // wait for it forever).
+    let hangup = Hangup::new();
     let router = shared.router.clone();
-    let asked = close.clone();
+    let (asked, cut) = (close.clone(), hangup.clone());
     let service = hyper::service::service_fn(move |mut request: Request<hyper::body::Incoming>| {
         slot.serving();
         request.extensions_mut().insert(info.clone());
         request.extensions_mut().insert(asked.clone());
+        request.extensions_mut().insert(cut.clone());
         router.clone().oneshot(request.map(axum::body::Body::new))
     });
     let connection = shared.builder.serve_connection(TokioIo::new(io), service);
@@ -215,6 +221,7 @@ async fn run<I>(
             // A client that breaks the protocol or times out only loses
             // its own connection.
             _ = connection.as_mut() => return,
+            () = hangup.requested() => return,
             () = stopped(&mut shutdown), if !ending => {
                 ending = true;
                 connection.as_mut().graceful_shutdown();

@@ -181,6 +181,18 @@ pub struct Page {
     pub remaining: Option<u64>,
 }
 
+/// A consistent read of a whole scope, a page at a time: every page is
+/// read at the resource version the scan started at, however long the
+/// scan takes and whatever is written meanwhile. The scan holds no page
+/// it has returned; dropping it ends the read.
+pub trait Scan: Send {
+    /// The resource version every page is read at.
+    fn resource_version(&self) -> u64;
+    /// The next (at most) `rows` objects of the scope in key order; empty
+    /// once the scope is read to its end.
+    fn next_page(&mut self, rows: usize) -> Result<Vec<EventObject>>;
+}
+
 /// The API's side of a store: consistent reads, many at a time.
 pub trait EventReader: Send + Sync {
     /// The committed object `key`.
@@ -196,4 +208,7 @@ pub trait EventReader: Send + Sync {
         keep: &mut dyn FnMut(&EventObject) -> bool,
         count_remaining: bool,
     ) -> Result<Page>;
+    /// Starts a [`Scan`] of `scope` after `after` (from its start when
+    /// `None`) at the current resource version.
+    fn scan(&self, scope: &Scope, after: Option<&Key>) -> Result<Box<dyn Scan>>;
 }

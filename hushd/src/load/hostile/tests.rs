@@ -75,6 +75,7 @@ async fn every_hostile_kind_gets_a_clean_answer_while_the_load_is_served() {
         check: true,
         only: None,
         reconnect_every: None,
+        watchers: None,
     };
     let args = HostileArgs {
         hostile: vec![Hostile::All],

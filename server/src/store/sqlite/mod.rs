@@ -12,8 +12,8 @@
 //! `select json_extract(body, '$.message') from events`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hush_core::Timestamp;
@@ -31,6 +31,7 @@ pub use self::reader::SqliteReader;
 mod journal_rows;
 mod mirror;
 mod reader;
+mod scan;
 
 /// The layout this hushd reads and writes.
 const SCHEMA_VERSION: i64 = 2;
@@ -192,8 +193,7 @@ impl SqliteStore {
             }
         }
         let reader = Arc::new(SqliteReader {
-            path: path.to_path_buf(),
-            pool: Mutex::new(Vec::new()),
+            pool: reader::Pool::new(path.to_path_buf()),
         });
         Ok((
             SqliteStore {

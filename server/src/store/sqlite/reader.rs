@@ -1,39 +1,76 @@
 //! The readers' side of the SQLite store: a small pool of read-only
-//! connections, each get or list in one read transaction.
+//! connections, each get or list in one read transaction, and scans
+//! ([`super::scan`]) that keep theirs open across pages.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OpenFlags, params};
 
+use super::scan::SqliteScan;
 use super::{corrupt, error, get_in, read_resource_version};
 use crate::object::EventObject;
 use crate::object::decode::decode_stored;
-use crate::store::{EventReader, Key, Page, Result, Scope};
+use crate::store::{EventReader, Key, Page, Result, Scan, Scope};
+
+/// Idle connections kept for reuse; more are closed when returned (each
+/// holds its own page cache).
+const IDLE: usize = 16;
+
+/// Read-only connections, opened as needed and reused.
+pub(super) struct Pool {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl Pool {
+    pub(super) fn new(path: PathBuf) -> Arc<Pool> {
+        Arc::new(Pool {
+            path,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// An idle connection, or a new one.
+    fn take(&self) -> Result<Connection> {
+        if let Some(conn) = self.idle.lock().expect("reader pool").pop() {
+            return Ok(conn);
+        }
+        self.open()
+    }
+
+    /// A new read-only connection, not from the pool.
+    pub(super) fn open(&self) -> Result<Connection> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            Connection::open_with_flags(&self.path, flags).map_err(error("opening a reader"))?;
+        conn.execute_batch("PRAGMA busy_timeout=10000;")
+            .map_err(error("opening a reader"))?;
+        Ok(conn)
+    }
+
+    /// Returns a connection with no transaction open.
+    fn give_back(&self, conn: Connection) {
+        let mut idle = self.idle.lock().expect("reader pool");
+        if idle.len() < IDLE {
+            idle.push(conn);
+        }
+    }
+}
 
 /// Read-only connections for the API, opened as needed and reused.
 pub struct SqliteReader {
-    pub(super) path: PathBuf,
-    pub(super) pool: Mutex<Vec<Connection>>,
+    pub(super) pool: Arc<Pool>,
 }
 
 impl SqliteReader {
     /// Runs `f` on a pooled read-only connection.
     fn with<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
-        let pooled = self.pool.lock().expect("reader pool").pop();
-        let mut conn = match pooled {
-            Some(c) => c,
-            None => {
-                let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let c = Connection::open_with_flags(&self.path, flags)
-                    .map_err(error("opening a reader"))?;
-                c.execute_batch("PRAGMA busy_timeout=10000;")
-                    .map_err(error("opening a reader"))?;
-                c
-            }
-        };
+        let mut conn = self.pool.take()?;
         let result = f(&mut conn);
-        self.pool.lock().expect("reader pool").push(conn);
+        if conn.is_autocommit() {
+            self.pool.give_back(conn);
+        }
         result
     }
 }
@@ -112,5 +149,13 @@ impl EventReader for SqliteReader {
             tx.commit().map_err(error("ending a read"))?;
             Ok(page)
         })
+    }
+
+    fn scan(&self, scope: &Scope, after: Option<&Key>) -> Result<Box<dyn Scan>> {
+        Ok(Box::new(SqliteScan::start(
+            &self.pool,
+            scope.clone(),
+            after.cloned(),
+        )?))
     }
 }

@@ -213,3 +213,82 @@ fn expired_events_come_soonest_first_and_snapshots_trim_their_journal() {
     assert_eq!(r.snapshots, [snapshot]);
     assert_eq!(r.journal.iter().map(|j| j.seq).collect::<Vec<_>>(), [2, 4]);
 }
+
+#[test]
+fn a_scan_reads_every_page_at_the_version_it_started_at() {
+    let (_dir, mut store, reader) = open();
+    let names = ["a", "b", "c", "d", "e"];
+    store
+        .commit(&Batch {
+            puts: names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| put("ns", n, i as u64 + 1, 0))
+                .chain([put("other", "a", 6, 0)])
+                .collect(),
+            resource_version: 6,
+            ..Batch::default()
+        })
+        .unwrap();
+    let mut scan = reader.scan(&Scope::Namespace("ns".into()), None).unwrap();
+    let mut everything = reader.scan(&Scope::All, None).unwrap();
+    assert_eq!(scan.resource_version(), 6);
+    let first: Vec<String> = scan
+        .next_page(2)
+        .unwrap()
+        .iter()
+        .map(|o| o.name().to_string())
+        .collect();
+    assert_eq!(first, ["a", "b"]);
+    // Written after the scan started: a delete behind it, a change and a
+    // delete ahead of it, a new key ahead of it.
+    store
+        .commit(&Batch {
+            puts: vec![put("ns", "c", 7, 0), put("ns", "f", 8, 0)],
+            deletes: vec![Key::new("ns", "a"), Key::new("ns", "d")],
+            resource_version: 9,
+            ..Batch::default()
+        })
+        .unwrap();
+    let mut rest = Vec::new();
+    loop {
+        let page = scan.next_page(2).unwrap();
+        if page.is_empty() {
+            break;
+        }
+        rest.extend(
+            page.iter()
+                .map(|o| (o.name().to_string(), o.resource_version())),
+        );
+    }
+    assert_eq!(
+        rest,
+        [
+            ("c".to_string(), 3),
+            ("d".to_string(), 4),
+            ("e".to_string(), 5)
+        ]
+    );
+    let keys: Vec<String> = everything
+        .next_page(100)
+        .unwrap()
+        .iter()
+        .map(|o| format!("{}/{}", o.namespace(), o.name()))
+        .collect();
+    assert_eq!(keys, ["ns/a", "ns/b", "ns/c", "ns/d", "ns/e", "other/a"]);
+    assert!(everything.next_page(100).unwrap().is_empty());
+    drop((scan, everything));
+    // Once the scans end, reads see the new state again.
+    let now = reader.scan(&Scope::Namespace("ns".into()), None).unwrap();
+    assert_eq!(now.resource_version(), 9);
+    let page = reader
+        .list(
+            &Scope::Namespace("ns".into()),
+            None,
+            None,
+            &mut |_| true,
+            false,
+        )
+        .unwrap();
+    assert_eq!(page.items.len(), 4);
+}
