@@ -69,11 +69,15 @@ for (const mode of ['legacy', 'series']) {
 // ---- bad input ----
 
 
+// The bad records' messages, line for line; the summary after them is
+// each CLI's own (hushd's read summary, the host's count of skipped records).
+const skipped = (stderr) => stderr.split('\n').filter((line) => /^[a-z-]+: skipped /.test(line)).join('\n');
+
 function sameMessagesAsHushd(args, input) {
   const want = hushdReplay(args, input);
   const got = node(args, input);
   assert.strictEqual(got.stdout, want.stdout);
-  assert.strictEqual(got.stderr, want.stderr.replaceAll(/^hushd:/gm, 'hush-replay:'));
+  assert.strictEqual(skipped(got.stderr), skipped(want.stderr.replaceAll(/^hushd:/gm, 'hush-replay:')));
   assert.strictEqual(got.status, want.status);
   return got;
 }

@@ -65,6 +65,11 @@ BAD_LINES = "\r\n".join(
 )
 
 
+def skipped(stderr):
+    """The lines of stderr that report a skipped bad record."""
+    return "\n".join(line for line in stderr.splitlines() if re.match(r"^[a-z-]+: skipped ", line))
+
+
 class AgainstHushd(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -85,7 +90,9 @@ class AgainstHushd(unittest.TestCase):
         want = hushd(args, stdin)
         got = python(args, stdin)
         self.assertEqual(got[1], want[1])
-        self.assertEqual(got[2], re.sub(r"(?m)^hushd:", "hush-replay:", want[2]))
+        # The bad records' messages, line for line; the summary after them
+        # is each CLI's own (hushd's read summary, the host's count).
+        self.assertEqual(skipped(got[2]), skipped(re.sub(r"(?m)^hushd:", "hush-replay:", want[2])))
         self.assertEqual(got[0], want[0])
         return got
 
