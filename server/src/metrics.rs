@@ -225,15 +225,10 @@ impl Metrics {
     }
 
     /// The registry, for parts that register their own metrics (TLS,
-    /// authentication, audit, connections) before the server starts.
+    /// authentication, audit, connections, the follower, the exporters)
+    /// under the same `hush_` prefix before the server starts.
     pub fn registry_mut(&mut self) -> &mut Registry {
         &mut self.registry
-    }
-
-    /// Registers more metrics (the follower's, the exporters') under the
-    /// same `hush_` prefix.
-    pub fn register(&mut self, add: impl FnOnce(&mut Registry)) {
-        add(&mut self.registry);
     }
 
     /// Counts one bad request of `kind`.

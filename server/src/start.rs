@@ -153,7 +153,7 @@ pub async fn start(
     let exports =
         crate::export::Exports::new(&config.export, config.export_queue_max, &mut metrics)?;
     if let Some(f) = &follower {
-        metrics.register(|r| f.state.register(r));
+        f.state.register(metrics.registry_mut());
     }
     let metrics = Arc::new(metrics);
     let hub = Hub::new(recovered.resource_version, config.watch_history);

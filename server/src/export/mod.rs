@@ -133,34 +133,33 @@ impl Exports {
     ) -> Result<Exports, String> {
         let m = ExportMetrics::default();
         if !targets.is_empty() {
-            metrics.register(|r| {
-                let r = r.sub_registry_with_prefix("export");
-                r.register(
-                    "occurrences",
-                    "Occurrences delivered, by exporter",
-                    m.exported.clone(),
-                );
-                r.register(
-                    "queue_depth",
-                    "Occurrences stored and not yet delivered, by exporter",
-                    m.queue_depth.clone(),
-                );
-                r.register(
-                    "dropped",
-                    "Occurrences skipped because the exporter's backlog passed --export-queue-max",
-                    m.dropped.clone(),
-                );
-                r.register(
-                    "retries",
-                    "Deliveries that failed and were tried again",
-                    m.retries.clone(),
-                );
-                r.register(
-                    "rejected",
-                    "Batches a webhook refused for good (400, 413, 422), by exporter",
-                    m.rejected.clone(),
-                );
-            });
+            let r = metrics.registry_mut();
+            let r = r.sub_registry_with_prefix("export");
+            r.register(
+                "occurrences",
+                "Occurrences delivered, by exporter",
+                m.exported.clone(),
+            );
+            r.register(
+                "queue_depth",
+                "Occurrences stored and not yet delivered, by exporter",
+                m.queue_depth.clone(),
+            );
+            r.register(
+                "dropped",
+                "Occurrences skipped because the exporter's backlog passed --export-queue-max",
+                m.dropped.clone(),
+            );
+            r.register(
+                "retries",
+                "Deliveries that failed and were tried again",
+                m.retries.clone(),
+            );
+            r.register(
+                "rejected",
+                "Batches a webhook refused for good (400, 413, 422), by exporter",
+                m.rejected.clone(),
+            );
         }
         Ok(Exports {
             targets: targets.to_vec(),
