@@ -101,16 +101,18 @@ fn a_413_says_connection_close_and_the_client_still_sending_reads_it() {
     assert_eq!(raw.json()["reason"], "RequestEntityTooLarge");
     closes(socket, &raw, "413 by Content-Length");
 
-    // A client that sends the whole 5 MB body before it reads: every
-    // write lands (the server reads and drops what follows its answer),
-    // then it reads the 413.
+    // A client that sends its whole body, over the 3 MiB limit, before it
+    // reads: every write lands (the server reads and drops up to
+    // LINGER_BYTES, 4 MiB, after its answer, whatever the kernel's socket
+    // buffers hold), then it reads the 413.
+    const BODY: usize = 4_000_000;
     let mut socket = Socket::connect(server.address);
     socket
-        .send(b"POST /api/v1/namespaces/shop/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000000\r\n\r\n")
+        .send(format!("POST /api/v1/namespaces/shop/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {BODY}\r\n\r\n").as_bytes())
         .unwrap();
-    let chunk = vec![b' '; 64 * 1024];
+    let chunk = vec![b' '; 50_000];
     let mut sent = 0;
-    while sent < 5_000_000 {
+    while sent < BODY {
         socket
             .send(&chunk)
             .unwrap_or_else(|e| panic!("writing the body after {sent} bytes: {e}"));
