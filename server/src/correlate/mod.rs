@@ -326,7 +326,7 @@ impl Correlators {
         let index = self.slot_index(mode)?;
         let at = self.instants.issue(now());
         tx.at(at);
-        let call = Call::new(Some(object.meta.clone()), std::mem::take(ledger));
+        let call = Call::create(object, std::mem::take(ledger));
         let (decision, mut call) =
             StoreSink::lend(&mut self.slots[index].engine, tx, call, |engine| {
                 engine.observe_at(&object.event, at)

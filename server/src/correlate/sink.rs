@@ -1,7 +1,8 @@
 //! The correlator component's sink in `hushd serve`: the writer's open
 //! transaction. A create stores the correlator's event with the rest of
-//! the object the client sent (labels, owner references, …); a patch
-//! applies the correlator's typed patch to the stored object.
+//! the object the client sent (labels, owner references, …, and a core/v1
+//! client's `count`, kept in step with the series); a patch applies the
+//! correlator's typed patch to the stored object.
 //!
 //! Every answer is recorded for the journal, so a restart can replay the
 //! correlator's calls against the same answers instead of the store as it
@@ -49,6 +50,11 @@ pub struct Call {
     pub replay: Option<VecDeque<Answer>>,
     /// The writer's emitter ledger, lent for the call.
     pub ledger: Ledger,
+    /// The client sent a core/v1 `count`: an event the correlator creates
+    /// without one (a series correlator's) keeps it beside the series, so
+    /// the client reads its occurrences where it counts them (client-go's
+    /// `tools/record` adopts the stored `count` after every write).
+    pub keeps_count: bool,
 }
 
 impl Call {
@@ -59,6 +65,15 @@ impl Call {
             meta,
             ledger,
             ..Call::default()
+        }
+    }
+
+    /// The call for a create of `object`: its metadata, and its count if
+    /// it has one.
+    pub fn create(object: &EventObject, ledger: Ledger) -> Call {
+        Call {
+            keeps_count: object.event.count > 0,
+            ..Call::new(Some(object.meta.clone()), ledger)
         }
     }
 
@@ -139,10 +154,13 @@ impl Sink for StoreSink {
     fn create(&mut self, event: &Event) -> Answer {
         self.answer(|tx, call| {
             let meta = call.meta.clone().unwrap_or_default();
-            let object = EventObject {
+            let mut object = EventObject {
                 event: event.clone(),
                 meta,
             };
+            if call.keeps_count && object.event.count == 0 {
+                object.event.count = occurrences(&object.event);
+            }
             let written = tx.create(object).map_err(sink_error)?;
             // A name used before starts with nothing believed about it.
             call.ledger.forget_object(&Key::of(&written));
