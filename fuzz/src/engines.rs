@@ -19,6 +19,10 @@ use hush_engine::component::{ComponentEngine, Guards, HostClock};
 use hush_engine::component::{Epoch, Plugin};
 
 use crate::fuzzed::START;
+
+/// Most timers a restored state may have missed (see
+/// [`Pair::timers_far_behind`]).
+const MAX_MISSED_TIMERS: i64 = 10_000;
 use crate::sink::ScriptedSink;
 
 /// The embedded component, compiled once per process. Its epoch is never
@@ -104,8 +108,25 @@ impl Pair {
     pub fn observe(&mut self, event: &Event) {
         // The replay loop issues the instant, and the component issues the
         // reading of its clock again: mirror both.
-        let issued = self.replay_instants.issue(self.now);
-        self.component_instants.issue(issued);
+        //
+        // The component issues its own instant over the replay loop's, the
+        // same one unless an `observe-encoded` batch issued instants
+        // around it: the clock stepped back after a batch can read one of
+        // them, and the component alone moves the reading on (hushd never
+        // mixes the two calls on one instance, so no real host sees it).
+        // As `observe_encoded` does for what follows it, move the clock
+        // past the instants the component issued (twice at most: the
+        // second reading is past them).
+        loop {
+            let (mut replay, mut component) = (self.replay_instants, self.component_instants);
+            let issued = replay.issue(self.now);
+            let moved = component.issue(issued);
+            if moved == issued {
+                (self.replay_instants, self.component_instants) = (replay, component);
+                break;
+            }
+            self.now = moved;
+        }
         let native = self.native.observe(event.clone(), self.now);
         let component = self.component.observe(event.clone(), self.now);
         lines_agree("observe", &native, &component);
@@ -165,6 +186,10 @@ impl Pair {
         let component = component(&self.options, sink.clone(), Some(bytes.to_vec()), last);
         let clock = self.native.clock();
         match (native, component) {
+            (Ok(recorder), _) if self.timers_far_behind(&recorder, last) => {
+                *self.component.engine.inner.sink_mut() = sink;
+                Ok(())
+            }
             (Ok(recorder), Ok(engine)) => {
                 let sink = std::mem::take(&mut self.native.engine.inner.sink);
                 let mode = self.mode();
@@ -192,6 +217,27 @@ impl Pair {
             (Ok(_), Err(e)) => panic!("only the component refuses the snapshot: {e}"),
             (Err(e), Ok(_)) => panic!("only the native core refuses the snapshot: {e}"),
         }
+    }
+
+    /// Whether `recorder`, restored from a damaged snapshot that still
+    /// decodes, has its timers so far behind the clock that catching up
+    /// would fire more than [`MAX_MISSED_TIMERS`] of them.
+    ///
+    /// Both engines fire every missed timer in the next tick, as a process
+    /// running through that time would, and a series last seen after the
+    /// timers (which only damage can make) is written at every heartbeat:
+    /// one input's timers, 25 years behind, made 352,905 heartbeats in one
+    /// tick, and the reports of both engines took the harness past its
+    /// 2 GB. Such a state is not adopted (the engines go on as they were):
+    /// the catch-up is the same in both, one firing per missed period.
+    fn timers_far_behind(&self, recorder: &Recorder, last: Timestamp) -> bool {
+        let Some(due) = recorder.next_due() else {
+            return false;
+        };
+        let options = self.options.populated();
+        let period = i64::from(options.heartbeat_seconds.min(options.finish_seconds).max(1))
+            * 1_000_000_000;
+        self.now.max(last).nanos_since(due) / period > MAX_MISSED_TIMERS
     }
 
     /// A batch in the wire encoding, observed by the component's
