@@ -235,8 +235,8 @@ impl Pair {
             return false;
         };
         let options = self.options.populated();
-        let period = i64::from(options.heartbeat_seconds.min(options.finish_seconds).max(1))
-            * 1_000_000_000;
+        let period =
+            i64::from(options.heartbeat_seconds.min(options.finish_seconds).max(1)) * 1_000_000_000;
         self.now.max(last).nanos_since(due) / period > MAX_MISSED_TIMERS
     }
 
