@@ -193,6 +193,9 @@ impl<M: Mirror> Reflector<M> {
                 self.state
                     .stored(listed.applied.occurrences, listed.applied.newest);
                 self.state.set_resource_version(&listed.resource_version);
+                // The API server just answered the whole list: connected,
+                // and ready, before the watch that follows opens.
+                self.state.set_connected(true);
                 self.state.set_synced();
                 self.checkpoint = Some(listed.resource_version.clone());
                 Step::Watch(listed.resource_version)
