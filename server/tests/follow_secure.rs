@@ -217,7 +217,16 @@ fn a_follower_reaches_a_tls_upstream_with_a_token_a_certificate_or_an_exec_plugi
         wait_for("the upstream's occurrences", || {
             occurrence_count(&follower) == 3
         });
-        let (status, body) = follower.request("GET", "/readyz", "", "");
+        // Ready from the end of the list: the occurrences are stored a
+        // moment before the follower says so.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let (status, body) = loop {
+            let readyz = follower.request("GET", "/readyz", "", "");
+            if readyz.0 == 200 || std::time::Instant::now() > deadline {
+                break readyz;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         assert_eq!(status, 200, "{}: {body}", kubeconfig.display());
     }
 }
