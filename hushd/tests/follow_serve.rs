@@ -12,7 +12,7 @@ mod serve_support;
 use std::time::Duration;
 
 use follow_support::{
-    create, event, follower, metric, occurrences, stored_counts, upstream_kubeconfig,
+    create, event, follower, metric, metric_if_any, occurrences, stored_counts, upstream_kubeconfig,
 };
 use serve_support::{TempDir, eventually, plain_store};
 
@@ -115,7 +115,8 @@ fn a_follower_keeps_the_upstream_events_and_every_occurrence() {
     let r = upstream.request("DELETE", "/api/v1/namespaces/shop/events/db.1", &[], b"");
     assert_eq!(r.status, 200);
     eventually("the delete to be received", Duration::from_secs(30), || {
-        metric(&follower, "hush_follow_changes_total{type=\"deleted\"}") >= 1.0
+        metric_if_any(&follower, "hush_follow_changes_total{type=\"deleted\"}")
+            .is_some_and(|deleted| deleted >= 1.0)
     });
     assert_eq!(
         follower.get("/api/v1/namespaces/shop/events/db.1").status,

@@ -108,9 +108,18 @@ pub fn stored_counts(db: &Path) -> (i64, i64) {
 /// The value of metric `name` (with its labels, as `/metrics` writes them).
 pub fn metric(server: &Server, name: &str) -> f64 {
     let text = server.get("/metrics").text();
+    value_in(&text, name).unwrap_or_else(|| panic!("no metric {name} in:\n{text}"))
+}
+
+/// The value of metric `name`, if `/metrics` has it yet (a labelled
+/// series appears with its first increment).
+pub fn metric_if_any(server: &Server, name: &str) -> Option<f64> {
+    value_in(&server.get("/metrics").text(), name)
+}
+
+fn value_in(text: &str, name: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.starts_with(name) && l[name.len()..].starts_with([' ', '{']))
         .and_then(|l| l.rsplit(' ').next())
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no metric {name} in:\n{text}"))
 }
