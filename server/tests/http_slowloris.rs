@@ -130,9 +130,11 @@ fn a_slowloris_reconnect_loop_does_not_starve_other_clients() {
     }
     let slowest = times.iter().max().unwrap();
     // Before, a request waited for a slowloris connection to time out
-    // (4 s here) and then raced the attacker's reconnects for the slot.
+    // (4 s here) and then raced the attacker's reconnects for the slot;
+    // now none waits that long (the margin is for a loaded machine, where
+    // the 256 attackers share this test's two threads).
     assert!(
-        *slowest < Duration::from_secs(2),
+        *slowest < Duration::from_millis(3_500),
         "a request waited {slowest:?} behind the slowloris: {times:?}"
     );
     let opened = opened.load(Ordering::Relaxed);
@@ -166,22 +168,30 @@ fn one_address_holds_at_most_its_share_of_connections() {
         assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
         // Another address is served.
         assert_eq!(get(address, "/healthz").await.0, 200);
-        // One closed, one more may come from 127.0.0.2.
+        // One closed, one more may come from 127.0.0.2, once the server has
+        // seen the close and given its share back.
         drop(held.pop());
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let mut again = connect_from([127, 0, 0, 2], address).await.unwrap();
-        again
-            .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            .await
-            .unwrap();
-        let mut answer = String::new();
-        again.read_to_string(&mut answer).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let mut refused = 0;
+        let answer = loop {
+            let mut again = connect_from([127, 0, 0, 2], address).await.unwrap();
+            let _ = again
+                .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                .await;
+            let mut answer = String::new();
+            let _ = again.read_to_string(&mut answer).await;
+            if answer.starts_with("HTTP/1.1 200") || Instant::now() > deadline {
+                break answer;
+            }
+            refused += 1;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert_eq!(
+            metric(&server, "hush_connections_cut_total{reason=\"per_ip\"}"),
+            1 + refused
+        );
     });
-    assert_eq!(
-        metric(&server, "hush_connections_cut_total{reason=\"per_ip\"}"),
-        1
-    );
 }
 
 /// Reads until the server closes `stream`; how long that took.
@@ -232,28 +242,51 @@ fn a_connection_that_sends_no_request_is_cut_at_the_header_timeout() {
             );
         }
     });
-    assert_eq!(
-        metric(&plain, "hush_connections_cut_total{reason=\"slow_start\"}"),
-        2
-    );
-    let tls_metrics = curl(&[
-        "--cacert",
-        tls_dir.path("pki/ca.crt").to_str().unwrap(),
-        &format!("{}/metrics", tls.url),
-    ]);
-    assert!(
-        tls_metrics
-            .body
-            .contains("hush_connections_cut_total{reason=\"slow_start\"} 1"),
-        "{}",
-        tls_metrics.body
+    // The client sees the close a moment before the counters move.
+    let plain_metrics = settled(
+        || curl(&[&format!("{}/metrics", plain.url)]).body,
+        &["hush_connections_cut_total{reason=\"slow_start\"} 2"],
     );
     assert!(
-        tls_metrics
-            .body
-            .contains("hush_tls_handshake_failures_total 1"),
-        "{}\n{}",
-        tls_metrics.body,
-        tls.log()
+        plain_metrics.contains("hush_connections_cut_total{reason=\"slow_start\"} 2"),
+        "{plain_metrics}"
     );
+    let ca = tls_dir.path("pki/ca.crt");
+    let tls_metrics = settled(
+        || {
+            curl(&[
+                "--cacert",
+                ca.to_str().unwrap(),
+                &format!("{}/metrics", tls.url),
+            ])
+            .body
+        },
+        &[
+            "hush_connections_cut_total{reason=\"slow_start\"} 1",
+            "hush_tls_handshake_failures_total 1",
+        ],
+    );
+    for want in [
+        "hush_connections_cut_total{reason=\"slow_start\"} 1",
+        "hush_tls_handshake_failures_total 1",
+    ] {
+        assert!(
+            tls_metrics.contains(want),
+            "{want}:\n{tls_metrics}\n{}",
+            tls.log()
+        );
+    }
+}
+
+/// `read()` again until it has every line of `want` (at most 10 s); the
+/// last text read.
+fn settled(mut read: impl FnMut() -> String, want: &[&str]) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = read();
+        if want.iter().all(|w| text.contains(w)) || Instant::now() > deadline {
+            return text;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
