@@ -182,7 +182,16 @@ fn writes_and_refusals_are_recorded_as_audit_events() {
         json!({"metadata": {}, "message": "Authentication failed, attempted: bearer", "code": 401})
     );
     assert!(failed.get("annotations").is_none(), "{failed}");
-    assert!(server.metrics().contains("hush_audit_events_total 3"));
+    // The writer counts its lines just after writing them.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !server.metrics().contains("hush_audit_events_total 3") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        server.metrics().contains("hush_audit_events_total 3"),
+        "{}",
+        server.metrics()
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -167,8 +167,16 @@ fn writes_are_audited_with_the_user_and_hushs_decision() {
         "Authentication failed, attempted: bearer"
     );
 
-    // The refusals are counted by user and verb, the lines written.
-    let metrics = s.curl("adm1n", &[&format!("{}/metrics", s.server.url)]);
+    // The refusals are counted by user and verb, the lines written (the
+    // audit writer counts its lines just after writing them).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let metrics = loop {
+        let metrics = s.curl("adm1n", &[&format!("{}/metrics", s.server.url)]);
+        if metrics.body.contains("hush_audit_events_total 4") || Instant::now() > deadline {
+            break metrics;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     for counted in [
         "hush_auth_denied_requests_total{code=\"403\",user=\"alice\",verb=\"create\"} 1",
         "hush_auth_denied_requests_total{code=\"401\",user=\"\",verb=\"create\"} 1",
