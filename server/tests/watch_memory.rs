@@ -295,12 +295,20 @@ fn clients_that_do_not_read_are_cut_off_in_bounded_memory_and_readers_get_every_
     assert!(slowest < SERVED_WITHIN, "a request took {slowest:?}");
 
     // Their queues stayed full: cut off, counted, their connections closed.
+    // A stream is cut STALL after its queue first stays full, which on a
+    // loaded machine may be well after it opened: wait for the counts.
     std::thread::sleep((STALL + Duration::from_secs(5)).saturating_sub(opened.elapsed()));
     let cut = |verb: &str| {
         server.metric(&format!(
             "hush_stream_cutoffs_total{{verb=\"{verb}\",cause=\"full\"}}"
         ))
     };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while (cut("watch"), cut("list")) != (STUCK_WATCHES as f64, STUCK_LISTS as f64)
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(200));
+    }
     assert_eq!(cut("watch"), STUCK_WATCHES as f64);
     assert_eq!(cut("list"), STUCK_LISTS as f64);
     for stream in stuck {
