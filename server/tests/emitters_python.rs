@@ -143,7 +143,10 @@ fn the_python_client_retrying_429_and_lost_answers_has_each_occurrence_counted_o
         // through once the slot is free, and is counted once.
         let refused = || server.metric("hush_limited_requests_total{cause=\"inflight\"}");
         let before = refused();
-        let held = hold_the_slot(server.port, Duration::from_secs(6));
+        // Held long enough for the interpreter to start and meet it on a
+        // loaded machine, short enough for its 10 retries (each after
+        // Retry-After: 1) to outlast it.
+        let held = hold_the_slot(server.port, Duration::from_secs(9));
         let told = emit(&server.url(), "retry-429", "py-d", 5, 1);
         assert_eq!(told["acked"], 5, "{mode}: {told}");
         held.join().unwrap();
