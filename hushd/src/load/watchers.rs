@@ -12,12 +12,13 @@
 //! change: until they all agree and nothing more comes for a while), so a
 //! watch that was not sent everything shows as behind.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
+use memchr::memmem;
 use tokio::task::JoinHandle;
 
 use super::Target;
@@ -105,11 +106,6 @@ fn encode(value: &str) -> String {
     out
 }
 
-/// The position of `needle` in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 /// A watch event line's type and its object's resource version (the
 /// first `resourceVersion`: the object's metadata comes before its
 /// fields, as the API server writes it).
@@ -120,7 +116,8 @@ fn read_line(line: &[u8]) -> (&[u8], Option<u64>) {
         .strip_prefix(TYPE)
         .and_then(|rest| rest.split(|b| *b == b'"').next())
         .unwrap_or_default();
-    let rv = find(line, RV).and_then(|at| {
+    static FINDER: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(RV));
+    let rv = FINDER.find(line).and_then(|at| {
         let digits = &line[at + RV.len()..];
         let end = digits.iter().position(|b| !b.is_ascii_digit())?;
         std::str::from_utf8(&digits[..end]).ok()?.parse().ok()
@@ -130,28 +127,32 @@ fn read_line(line: &[u8]) -> (&[u8], Option<u64>) {
 
 impl Progress {
     /// Takes the complete lines of `buffer`, leaving a partial last line.
+    /// The counts are added once per call, not once per line.
     fn take_lines(&self, buffer: &mut Vec<u8>, measuring: bool) {
+        let (mut events, mut errors, mut out_of_order) = (0, 0, 0);
+        let mut last = self.last.load(Ordering::Relaxed);
         let mut start = 0;
-        while let Some(end) = buffer[start..].iter().position(|b| *b == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', &buffer[start..]) {
             let line = &buffer[start..start + end];
             start += end + 1;
             match read_line(line) {
                 (b"BOOKMARK", _) => {}
-                (b"ERROR", _) | (_, None) => {
-                    self.errors.fetch_add(1, Ordering::Relaxed);
-                }
+                (b"ERROR", _) | (_, None) => errors += 1,
                 (_, Some(rv)) => {
-                    self.events.fetch_add(1, Ordering::Relaxed);
-                    if measuring {
-                        self.measured.fetch_add(1, Ordering::Relaxed);
-                    }
-                    if self.last.fetch_max(rv, Ordering::Relaxed) >= rv {
-                        self.out_of_order.fetch_add(1, Ordering::Relaxed);
-                    }
+                    events += 1;
+                    out_of_order += u64::from(rv <= last);
+                    last = last.max(rv);
                 }
             }
         }
         buffer.drain(..start);
+        self.events.fetch_add(events, Ordering::Relaxed);
+        if measuring {
+            self.measured.fetch_add(events, Ordering::Relaxed);
+        }
+        self.errors.fetch_add(errors, Ordering::Relaxed);
+        self.out_of_order.fetch_add(out_of_order, Ordering::Relaxed);
+        self.last.fetch_max(last, Ordering::Relaxed);
     }
 }
 
