@@ -31,7 +31,8 @@ pub enum Op {
 const FORMAT: u8 = 1;
 
 /// The whole ledger, as a snapshot keeps it.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 struct State {
     aliases: Vec<(Key, Alias)>,
     creates: Vec<(Key, Created)>,
@@ -39,17 +40,30 @@ struct State {
     pending: Vec<(Key, Pending)>,
 }
 
+/// [`State`] borrowed from the ledger, to snapshot it without copying its
+/// entries (the same bytes: serde writes a reference as what it refers to).
+#[derive(Serialize)]
+struct StateRef<'a> {
+    aliases: Vec<(&'a Key, &'a Alias)>,
+    creates: Vec<(&'a Key, &'a Created)>,
+    objects: Vec<(&'a Key, &'a ObjectLedger)>,
+    pending: Vec<(&'a Key, &'a Pending)>,
+}
+
 /// A map's entries in key order.
-fn sorted<V: Clone>(map: &std::collections::HashMap<Key, V>) -> Vec<(Key, V)> {
-    let mut entries: Vec<(Key, V)> = map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    entries.sort_by(|a, b| a.0.cmp(&b.0));
+fn sorted<V>(map: &std::collections::HashMap<Key, V>) -> Vec<(&Key, &V)> {
+    let mut entries: Vec<(&Key, &V)> = map.iter().collect();
+    // Keys are unique: any sort gives the one order.
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
     entries
 }
 
+/// The format's tag, then `value` in postcard, written into one buffer (a
+/// snapshot of a large ledger is megabytes: no second copy). Postcard
+/// writes a tuple as its elements one after the other, and a `u8` as
+/// itself.
 fn tagged<T: Serialize>(value: &T) -> Vec<u8> {
-    let mut bytes = vec![FORMAT];
-    bytes.extend(postcard::to_stdvec(value).expect("the ledger serializes"));
-    bytes
+    postcard::to_allocvec(&(FORMAT, value)).expect("the ledger serializes")
 }
 
 fn untagged<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
@@ -86,19 +100,26 @@ impl Ledger {
     /// Snapshots the ledger into `tx` as of journal position `seq`; the
     /// commit trims the journal up to it.
     pub fn snapshot_into(&mut self, tx: &mut Tx, seq: u64) {
-        let state = State {
-            aliases: sorted(&self.aliases),
-            creates: sorted(&self.creates),
-            objects: sorted(&self.objects),
-            pending: sorted(&self.pending),
-        };
         tx.batch().snapshots.push(Snapshot {
             engine: ENGINE,
             seq,
             options: Vec::new(),
-            state: tagged(&state),
+            state: self.snapshot_state(),
         });
         self.since_snapshot = 0;
+    }
+
+    /// The whole ledger as its snapshot stores it: every entry in key
+    /// order, serialized from where it lies (it is made in the writer's
+    /// transaction, which the requests wait for, so it copies nothing it
+    /// need not).
+    pub fn snapshot_state(&self) -> Vec<u8> {
+        tagged(&StateRef {
+            aliases: sorted(&self.aliases),
+            creates: sorted(&self.creates),
+            objects: sorted(&self.objects),
+            pending: sorted(&self.pending),
+        })
     }
 
     /// The ledger `recovered` holds: its snapshot, then the journal's
@@ -172,5 +193,68 @@ impl Ledger {
             }
         }
         (ledger, warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::correlate::ledger::FirstAnswer;
+
+    /// What snapshots were before they were serialized in place: owned
+    /// copies of the entries, sorted, and the tag put before them.
+    fn owned_snapshot(ledger: &Ledger) -> Vec<u8> {
+        fn owned<V: Clone>(map: &std::collections::HashMap<Key, V>) -> Vec<(Key, V)> {
+            let mut entries: Vec<(Key, V)> =
+                map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries
+        }
+        let state = State {
+            aliases: owned(&ledger.aliases),
+            creates: owned(&ledger.creates),
+            objects: owned(&ledger.objects),
+            pending: owned(&ledger.pending),
+        };
+        let mut bytes = vec![FORMAT];
+        bytes.extend(postcard::to_stdvec(&state).unwrap());
+        bytes
+    }
+
+    #[test]
+    fn a_snapshot_is_byte_for_byte_the_owned_states() {
+        let mut ledger = Ledger::new(Limits::default());
+        let first = FirstAnswer {
+            status: 201,
+            action: "create".into(),
+            rule: "first-seen".into(),
+            count: Some(1),
+        };
+        for i in 0..50u8 {
+            let target = Key::new("shop", &format!("web-{i}"));
+            ledger.remember_create(target.clone(), [i; 16], first.clone(), i64::from(i));
+            ledger.add_alias(
+                Key::new("shop", &format!("web-{i}.{i:x}")),
+                target.clone(),
+                2,
+                [i; 16],
+                first.clone(),
+                i64::from(i),
+            );
+            ledger.maintain(&target, [[i; 16], [!i; 16]]);
+            ledger.add_pending(&target, None);
+        }
+        let bytes = ledger.snapshot_state();
+        assert_eq!(bytes, owned_snapshot(&ledger));
+        assert_eq!(bytes[0], FORMAT);
+        let state: State = untagged(&bytes).unwrap();
+        assert_eq!(
+            (
+                state.aliases.len(),
+                state.creates.len(),
+                state.pending.len()
+            ),
+            (50, 50, 50)
+        );
     }
 }
