@@ -134,7 +134,7 @@ impl FollowState {
         let r = registry.sub_registry_with_prefix("follow");
         r.register(
             "connected",
-            "Whether a watch of the upstream API server is open (1) or the follower is backing off (0)",
+            "Whether the upstream API server has just answered a list or holds a watch open (1), or the follower is backing off (0)",
             i.connected_gauge.clone(),
         );
         r.register(
