@@ -11,7 +11,7 @@ use hush_core::format::replay::{Decision, Engine, Line, Native, Replay};
 use hush_core::format::snapshot::SnapshotError;
 use hush_core::format::wire::{CompactOutcome, Reader};
 use hush_core::model::stats::Stats;
-use hush_core::model::time::UniqueInstants;
+use hush_core::model::time::{NANOS_PER_SECOND, UniqueInstants};
 use hush_core::write::recorder::TickReport;
 use hush_core::write::writer::Retried;
 use hush_core::{Event, Mode, Options, Recorder, SinkError, Timestamp};
@@ -235,8 +235,8 @@ impl Pair {
             return false;
         };
         let options = self.options.populated();
-        let period =
-            i64::from(options.heartbeat_seconds.min(options.finish_seconds).max(1)) * 1_000_000_000;
+        let period = i64::from(options.heartbeat_seconds.min(options.finish_seconds).max(1))
+            * NANOS_PER_SECOND;
         self.now.max(last).nanos_since(due) / period > MAX_MISSED_TIMERS
     }
 
