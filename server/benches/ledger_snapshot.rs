@@ -5,7 +5,8 @@
 //!
 //! `cargo bench -p hush-server --bench ledger_snapshot -- [--rounds 5]`;
 //! run without `--bench` (as `cargo test --benches` does) it snapshots a
-//! small ledger once and checks it restores.
+//! small ledger twice and checks it is made, the same bytes both times
+//! (what a snapshot restores is `ledger::persist`'s tests).
 
 #![allow(missing_docs)]
 
