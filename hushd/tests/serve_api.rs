@@ -62,11 +62,23 @@ fn discovery_version_and_openapi_answer_as_kubectl_needs() {
     let doc = server.get(&url).json();
     assert!(doc["paths"]["/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}"]["patch"]["parameters"].is_array());
 
-    for path in [
+    // kubectl before 1.27 validates against OpenAPI v2, in protobuf: a
+    // document with no schema (zero bytes) leaves validation to the server.
+    let v2 = server.request(
+        "GET",
         "/openapi/v2",
-        "/apis/apps/v1/namespaces/default/deployments",
-        "/nope",
-    ] {
+        &[(
+            "Accept",
+            "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+        )],
+        b"",
+    );
+    assert_eq!((v2.status, v2.body.len()), (200, 0));
+    let v2 = server.get("/openapi/v2");
+    assert_eq!((v2.status, &v2.json()["swagger"]), (200, &json!("2.0")));
+    assert_eq!(v2.json()["paths"], json!({}));
+
+    for path in ["/apis/apps/v1/namespaces/default/deployments", "/nope"] {
         let missing = server.get(path);
         assert_eq!(missing.status, 404, "{path}");
         assert_eq!(

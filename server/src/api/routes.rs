@@ -27,6 +27,7 @@ pub fn routes(app: Arc<App>, fallback: Option<Router<Arc<App>>>) -> Router {
         .route("/api/v1", get(discovery::core_resources))
         .route("/apis/{group}", get(discovery::group))
         .route("/apis/{group}/{version}", get(discovery::group_resources))
+        .route("/openapi/v2", get(discovery::openapi_v2))
         .route("/openapi/v3", get(discovery::openapi_index))
         .route("/openapi/v3/api/v1", get(discovery::openapi_core))
         .route(

@@ -1,7 +1,8 @@
 //! What clients ask before they ask for events: `/version`, API discovery
 //! (aggregated v2 when the Accept header asks for it, else the legacy
 //! documents) and the OpenAPI v3 documents `kubectl create` reads to learn
-//! that the server validates fields itself.
+//! that the server validates fields itself (an empty v2 document for
+//! kubectl before 1.27).
 //!
 //! Besides events, the common kinds events are about (pods, nodes,
 //! deployments, …) are advertised with no verbs, so `kubectl events --for
@@ -254,6 +255,28 @@ pub async fn group(Path(group): Path<String>) -> Response {
 /// `GET /apis/GROUP/VERSION`.
 pub async fn group_resources(Path((group, version)): Path<(String, String)>) -> Response {
     found(api_resource_list(&group, &version))
+}
+
+/// `GET /openapi/v2`: what kubectl before 1.27 reads to validate what it
+/// creates (it fails with NotFound without it). The document declares no
+/// schema, so kubectl leaves the validation to the server, as the v3
+/// documents ask newer ones to: in protobuf (what kubectl asks for) an
+/// empty `Document`, which is zero bytes, with the content type
+/// kube-apiserver gives it; otherwise the same document in JSON.
+pub async fn openapi_v2(headers: HeaderMap) -> Response {
+    let protobuf = headers
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("protobuf"));
+    match protobuf {
+        true => json(StatusCode::OK, "application/octet-stream", Vec::new()),
+        false => json(
+            StatusCode::OK,
+            "application/json",
+            json!({"swagger": "2.0", "info": {"title": "hush", "version": "v1"}, "paths": {}})
+                .to_string(),
+        ),
+    }
 }
 
 /// `GET /openapi/v3`.
