@@ -50,12 +50,11 @@ struct StateRef<'a> {
     pending: Vec<(&'a Key, &'a Pending)>,
 }
 
-/// A map's entries in key order.
-fn sorted<V>(map: &std::collections::HashMap<Key, V>) -> Vec<(&Key, &V)> {
-    let mut entries: Vec<(&Key, &V)> = map.iter().collect();
-    // Keys are unique: any sort gives the one order.
-    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    entries
+/// A map's entries as they lie in it: the snapshot is made while requests
+/// wait, so it is not sorted (restoring puts the orders it rebuilds in a
+/// fixed order instead, see [`Ledger::recover`]).
+fn entries<V>(map: &std::collections::HashMap<Key, V>) -> Vec<(&Key, &V)> {
+    map.iter().collect()
 }
 
 /// The format's tag, then `value` in postcard, written into one buffer (a
@@ -109,17 +108,32 @@ impl Ledger {
         self.since_snapshot = 0;
     }
 
-    /// The whole ledger as its snapshot stores it: every entry in key
-    /// order, serialized from where it lies (it is made in the writer's
-    /// transaction, which the requests wait for, so it copies nothing it
-    /// need not).
+    /// The whole ledger as its snapshot stores it: every entry, serialized
+    /// from where it lies, in the maps' own order (it is made in the
+    /// writer's transaction, which the requests wait for, so it copies and
+    /// sorts nothing it need not).
     pub fn snapshot_state(&self) -> Vec<u8> {
         tagged(&StateRef {
-            aliases: sorted(&self.aliases),
-            creates: sorted(&self.creates),
-            objects: sorted(&self.objects),
-            pending: sorted(&self.pending),
+            aliases: entries(&self.aliases),
+            creates: entries(&self.creates),
+            objects: entries(&self.objects),
+            pending: entries(&self.pending),
         })
+    }
+
+    /// Puts the orders rebuilt from a snapshot (whose entries come in no
+    /// particular order) in one fixed order: aliases and creates by expiry,
+    /// then key; maintained objects by key. The same snapshot restores the
+    /// same ledger, whatever order its entries were written in.
+    fn order_restored(&mut self) {
+        let by_expiry = |a: &(Key, i64), b: &(Key, i64)| a.1.cmp(&b.1).then_with(|| a.0.cmp(&b.0));
+        self.alias_order
+            .make_contiguous()
+            .sort_unstable_by(by_expiry);
+        self.create_order
+            .make_contiguous()
+            .sort_unstable_by(by_expiry);
+        self.maintained_order.make_contiguous().sort_unstable();
     }
 
     /// The ledger `recovered` holds: its snapshot, then the journal's
@@ -156,14 +170,7 @@ impl Ledger {
                     for op in ops {
                         ledger.apply(op);
                     }
-                    ledger
-                        .alias_order
-                        .make_contiguous()
-                        .sort_by_key(|(_, at)| *at);
-                    ledger
-                        .create_order
-                        .make_contiguous()
-                        .sort_by_key(|(_, at)| *at);
+                    ledger.order_restored();
                 }
                 Err(e) => warnings.push(format!(
                     "the emitters ledger's snapshot is unreadable ({e}); it starts from its journal"
@@ -201,28 +208,9 @@ mod tests {
     use super::*;
     use crate::correlate::ledger::FirstAnswer;
 
-    /// What snapshots were before they were serialized in place: owned
-    /// copies of the entries, sorted, and the tag put before them.
-    fn owned_snapshot(ledger: &Ledger) -> Vec<u8> {
-        fn owned<V: Clone>(map: &std::collections::HashMap<Key, V>) -> Vec<(Key, V)> {
-            let mut entries: Vec<(Key, V)> =
-                map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            entries
-        }
-        let state = State {
-            aliases: owned(&ledger.aliases),
-            creates: owned(&ledger.creates),
-            objects: owned(&ledger.objects),
-            pending: owned(&ledger.pending),
-        };
-        let mut bytes = vec![FORMAT];
-        bytes.extend(postcard::to_stdvec(&state).unwrap());
-        bytes
-    }
-
-    #[test]
-    fn a_snapshot_is_byte_for_byte_the_owned_states() {
+    /// A ledger of 50 creates, 50 aliases to them with equal expiries in
+    /// pairs, 50 maintained objects and 50 pending entries.
+    fn busy() -> Ledger {
         let mut ledger = Ledger::new(Limits::default());
         let first = FirstAnswer {
             status: 201,
@@ -232,29 +220,107 @@ mod tests {
         };
         for i in 0..50u8 {
             let target = Key::new("shop", &format!("web-{i}"));
-            ledger.remember_create(target.clone(), [i; 16], first.clone(), i64::from(i));
+            let at = i64::from(i / 2);
+            ledger.remember_create(target.clone(), [i; 16], first.clone(), at);
             ledger.add_alias(
                 Key::new("shop", &format!("web-{i}.{i:x}")),
                 target.clone(),
                 2,
                 [i; 16],
                 first.clone(),
-                i64::from(i),
+                at,
             );
             ledger.maintain(&target, [[i; 16], [!i; 16]]);
             ledger.add_pending(&target, None);
         }
+        ledger
+    }
+
+    fn sorted<V: Clone>(map: &std::collections::HashMap<Key, V>) -> Vec<(Key, V)> {
+        let mut entries: Vec<(Key, V)> = map.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries
+    }
+
+    fn restored(state: &[u8]) -> Ledger {
+        let recovered = Recovered {
+            resource_version: 0,
+            rows: 0,
+            snapshots: vec![Snapshot {
+                engine: ENGINE,
+                seq: 1,
+                options: Vec::new(),
+                state: state.to_vec(),
+            }],
+            journal: Vec::new(),
+        };
+        let (ledger, warnings) = Ledger::recover(&recovered, Limits::default());
+        assert!(warnings.is_empty(), "{warnings:?}");
+        ledger
+    }
+
+    #[test]
+    fn a_snapshot_holds_every_entry_under_the_format_tag() {
+        let ledger = busy();
         let bytes = ledger.snapshot_state();
-        assert_eq!(bytes, owned_snapshot(&ledger));
         assert_eq!(bytes[0], FORMAT);
-        let state: State = untagged(&bytes).unwrap();
+        let mut state: State = untagged(&bytes).unwrap();
+        state.aliases.sort_by(|a, b| a.0.cmp(&b.0));
+        state.creates.sort_by(|a, b| a.0.cmp(&b.0));
+        state.objects.sort_by(|a, b| a.0.cmp(&b.0));
+        state.pending.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(state.aliases, sorted(&ledger.aliases));
+        assert_eq!(state.creates, sorted(&ledger.creates));
+        assert_eq!(state.objects, sorted(&ledger.objects));
+        assert_eq!(state.pending, sorted(&ledger.pending));
         assert_eq!(
             (
                 state.aliases.len(),
                 state.creates.len(),
-                state.pending.len()
+                state.objects.len()
             ),
             (50, 50, 50)
         );
+    }
+
+    #[test]
+    fn the_order_entries_are_written_in_does_not_change_what_is_restored() {
+        let ledger = busy();
+        let forward = State {
+            aliases: sorted(&ledger.aliases),
+            creates: sorted(&ledger.creates),
+            objects: sorted(&ledger.objects),
+            pending: sorted(&ledger.pending),
+        };
+        let mut backward = State {
+            aliases: forward.aliases.clone(),
+            creates: forward.creates.clone(),
+            objects: forward.objects.clone(),
+            pending: forward.pending.clone(),
+        };
+        backward.aliases.reverse();
+        backward.creates.reverse();
+        backward.objects.reverse();
+        backward.pending.reverse();
+        let a = restored(&tagged(&forward));
+        let b = restored(&tagged(&backward));
+        let c = restored(&ledger.snapshot_state());
+        for other in [&b, &c] {
+            assert_eq!(a.alias_order, other.alias_order);
+            assert_eq!(a.create_order, other.create_order);
+            assert_eq!(a.maintained_order, other.maintained_order);
+        }
+        // Expiry first (the pairs share one), then key.
+        let expiries: Vec<i64> = a.create_order.iter().map(|(_, at)| *at).collect();
+        assert!(expiries.is_sorted(), "{expiries:?}");
+        let first_pair: Vec<&str> = a
+            .create_order
+            .iter()
+            .take(2)
+            .map(|(k, _)| k.name.as_str())
+            .collect();
+        assert_eq!(first_pair, ["web-0", "web-1"]);
+        assert_eq!(a.maintained_order.len(), 50);
+        assert!(a.maintained_order.iter().is_sorted());
     }
 }
