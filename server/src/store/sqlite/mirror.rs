@@ -103,17 +103,18 @@ fn read_value(conn: &Connection, key: &str) -> Result<Option<String>> {
 /// Writes `writes` in the open transaction `tx`.
 pub(super) fn commit(tx: &Transaction<'_>, writes: &MirrorWrites) -> Result<()> {
     if let Some(before) = writes.expire_before {
-        tx.execute(
+        // Run with every batch: prepared once per connection.
+        tx.prepare_cached(
             "DELETE FROM occurrences WHERE seq IN \
              (SELECT seq FROM occurrences WHERE expires <= ?1 ORDER BY expires LIMIT ?2)",
-            params![before, EXPIRE_BATCH],
         )
+        .and_then(|mut s| s.execute(params![before, EXPIRE_BATCH]))
         .map_err(error("expiring occurrences"))?;
-        tx.execute(
+        tx.prepare_cached(
             "DELETE FROM mirror_events WHERE uid IN \
              (SELECT uid FROM mirror_events WHERE expires <= ?1 ORDER BY expires LIMIT ?2)",
-            params![before, EXPIRE_BATCH],
         )
+        .and_then(|mut s| s.execute(params![before, EXPIRE_BATCH]))
         .map_err(error("expiring mirrored events"))?;
     }
     let mut put = tx

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use hush_core::Timestamp;
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{Batch, EventStore, JournalEntry, Key, Recovered, Result, Snapshot, StoreError};
@@ -167,6 +168,12 @@ impl SqliteStore {
              PRAGMA wal_autocheckpoint=4096;"
         ))
         .map_err(error("configuring the database"))?;
+        // The writer's statements are prepared once and run with new values
+        // thousands of times a second: with the query planner's stability
+        // guarantee, binding a value never makes SQLite prepare one again
+        // (it otherwise may, to plan for the value, and did on every step).
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+            .map_err(error("configuring the database"))?;
         conn.execute_batch(SCHEMA)
             .map_err(error("creating the schema"))?;
         conn.execute_batch(mirror::SCHEMA)
