@@ -13,9 +13,8 @@
 
 use std::time::Instant;
 
-use hush_server::correlate::ledger::persist::ENGINE;
 use hush_server::correlate::ledger::{FirstAnswer, Ledger, Limits};
-use hush_server::store::{Key, Recovered, Snapshot};
+use hush_server::store::Key;
 
 fn first() -> FirstAnswer {
     FirstAnswer {
@@ -98,23 +97,15 @@ fn main() {
     }
     // What a restart pays for the snapshot's entries coming unsorted: the
     // restore puts the rebuilt orders in order.
-    let recovered = Recovered {
-        resource_version: 0,
-        rows: 0,
-        snapshots: vec![Snapshot {
-            engine: ENGINE,
-            seq: 1,
-            options: Vec::new(),
-            state: ledger.snapshot_state(),
-        }],
-        journal: Vec::new(),
-    };
+    let state = ledger.snapshot_state();
     let start = Instant::now();
-    let (restored, warnings) = Ledger::recover(&recovered, Limits::default());
+    let mut restored = Ledger::new(Limits::default());
+    restored
+        .restore_snapshot(&state)
+        .expect("the snapshot restores");
     println!(
-        "{{\"restored\":{},\"warnings\":{},\"ms\":{:.1}}}",
+        "{{\"restored\":{},\"ms\":{:.1}}}",
         restored.entries(),
-        warnings.len(),
         start.elapsed().as_secs_f64() * 1e3
     );
 }
